@@ -1,0 +1,58 @@
+"""Ingest: every supported document under a corpus root becomes a ``Document`` tree.
+
+Each format module exposes ``claim(files) -> files it parses`` and
+``parse(files, root, report) -> list[Document]``. Formats are asked in ``FORMATS`` order, each
+claiming from what the earlier ones left, so MinerU can take the ``.md`` that sits beside its
+``*_content_list.json`` before the Markdown parser sees it.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from ham.document import Document
+from ham.ingest import html, markdown, mineru, mramg
+from ham.ingest.report import IngestReport
+
+log = logging.getLogger("ham.ingest")
+
+FORMATS = {"mramg": mramg, "mineru": mineru, "html": html, "markdown": markdown}
+
+
+def corpus_files(root: Path) -> list[Path]:
+    """Every regular file under ``root`` in a stable order, skipping hidden files and folders."""
+    return sorted(p for p in root.rglob("*")
+                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+
+def ingest_corpus(root: str | Path, formats: list[str] | None = None) -> tuple[list[Document], IngestReport]:
+    root = Path(root)
+    report = IngestReport(root=root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"corpus root {root} does not exist or is not a folder")
+    remaining = corpus_files(root)
+    documents: list[Document] = []
+    for name in formats or list(FORMATS):
+        module = FORMATS[name]
+        claimed = module.claim(remaining)
+        if not claimed:
+            continue
+        taken = set(claimed)
+        remaining = [p for p in remaining if p not in taken]
+        documents.extend(module.parse(claimed, root, report))
+    report.ignored_files = [report.rel(p) for p in remaining if not _is_asset(p)]
+    seen: dict[str, str] = {}
+    for doc in documents:
+        if doc.id in seen:
+            raise ValueError(f"two documents share the id {doc.id!r}: {seen[doc.id]} and {doc.source}")
+        seen[doc.id] = doc.source
+    report.documents = len(documents)
+    return documents, report
+
+
+_ASSET_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp", ".tif", ".tiff", ".css", ".js"}
+
+
+def _is_asset(path: Path) -> bool:
+    """Images and styles are referenced by documents, not documents themselves."""
+    return path.suffix.lower() in _ASSET_SUFFIXES

@@ -1,0 +1,115 @@
+"""What ingest skipped and why, plus the checks on image files that produce most of it."""
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlparse
+
+log = logging.getLogger("ham.ingest")
+
+
+@dataclass
+class Problem:
+    """One piece of input that could not be used. ``file`` is relative to the corpus root."""
+
+    file: str
+    problem: str
+    skipped: str  # what was left out: "document", "image", "file", "question", ...
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.problem} ({self.skipped} skipped)"
+
+
+@dataclass
+class IngestReport:
+    root: Path
+    problems: list[Problem] = field(default_factory=list)
+    documents: int = 0
+    ignored_files: list[str] = field(default_factory=list)
+
+    def add(self, file: Path | str, problem: str, skipped: str) -> None:
+        rel = self.rel(file)
+        entry = Problem(rel, problem, skipped)
+        self.problems.append(entry)
+        log.warning("%s", entry)
+
+    def rel(self, file: Path | str) -> str:
+        path = Path(file)
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return str(file)
+
+    def summary(self) -> str:
+        lines = [f"ingest: {self.documents} documents from {self.root}"]
+        if self.problems:
+            counts = Counter(p.skipped for p in self.problems)
+            lines.append("skipped: " + ", ".join(f"{n} {kind}(s)" for kind, n in sorted(counts.items())))
+            lines.extend(f"  - {p}" for p in self.problems)
+        if self.ignored_files:
+            lines.append(f"not a supported document format (left alone): {len(self.ignored_files)} file(s)")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {"root": str(self.root), "documents": self.documents,
+                "problems": [asdict(p) for p in self.problems], "ignored_files": self.ignored_files}
+
+
+def check_image_file(path: Path) -> str | None:
+    """Return a problem description, or None when ``path`` is a readable, decodable image."""
+    from PIL import Image, UnidentifiedImageError
+
+    if not path.exists():
+        return "image file not found"
+    if not path.is_file():
+        return "image reference is not a file"
+    if path.stat().st_size == 0:
+        return "image file is empty (0 bytes)"
+    try:
+        with Image.open(path) as im:
+            im.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        return f"image file is corrupt or not an image ({exc.__class__.__name__}: {exc})"
+    return None
+
+
+def resolve_image(ref: str, base_dir: Path, root: Path, report: IngestReport,
+                  source: Path) -> str | None:
+    """Resolve an image reference as written in ``source`` to a path relative to ``root``.
+
+    Returns None (and records why against ``source``) when the reference is remote, points outside
+    the corpus root (such files are never opened), or names a missing, empty or corrupt file.
+    """
+    parsed = urlparse(ref)
+    if parsed.scheme in ("http", "https", "ftp", "data"):
+        report.add(source, f"image {ref!r} is remote or inline and is not fetched", "image")
+        return None
+    rel = unquote(parsed.path if parsed.scheme in ("", "file") else ref)
+    candidate = (base_dir / PurePosixPath(rel)) if not PurePosixPath(rel).is_absolute() else Path(rel)
+    resolved = Path(*candidate.parts).resolve()
+    try:
+        inside = resolved.relative_to(root.resolve())
+    except ValueError:
+        report.add(source, f"image {ref!r} points outside the corpus root (not read)", "image")
+        return None
+    problem = check_image_file(resolved)
+    if problem:
+        report.add(source, f"image {ref!r}: {problem}", "image")
+        return None
+    return inside.as_posix()
+
+
+def read_text(path: Path, report: IngestReport) -> str | None:
+    """Read a UTF-8 text file; on bad bytes, record the problem and return None."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        report.add(path, f"cannot read file ({exc})", "document")
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        report.add(path, f"not valid UTF-8 (byte {exc.start}: {exc.reason})", "document")
+        return None
