@@ -1,0 +1,56 @@
+"""Ingest a corpus once per content hash: documents, evidence units and the ingest report are
+stored as JSONL/JSON under the cache and reused by every run over the same files."""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from ham.cache import FolderCache, hash_tree, key_of
+from ham.document import Document
+from ham.ingest import ingest_corpus
+from ham.units import EvidenceUnit, build_corpus_units, read_jsonl, write_jsonl
+
+log = logging.getLogger("ham.corpus")
+INGEST_VERSION = "1"
+
+
+@dataclass
+class Corpus:
+    root: Path
+    content_hash: str
+    documents: list[Document]
+    units: list[EvidenceUnit]
+    report: dict
+
+    @property
+    def by_id(self) -> dict[str, EvidenceUnit]:
+        return {u.unit_id: u for u in self.units}
+
+    def of_modality(self, modality: str) -> list[EvidenceUnit]:
+        return [u for u in self.units if u.modality == modality]
+
+
+def load_corpus(root: str | Path, cache: FolderCache) -> Corpus:
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"corpus folder {root} does not exist")
+    content_hash = hash_tree(root)
+
+    def build(folder: Path) -> None:
+        docs, report = ingest_corpus(root)
+        log.info("%s", report.summary())
+        write_jsonl(folder / "documents.jsonl", (d.to_dict() for d in docs))
+        write_jsonl(folder / "units.jsonl", (u.to_dict() for u in build_corpus_units(docs)))
+        (folder / "ingest_report.json").write_text(json.dumps(report.to_dict(), indent=2))
+        (folder / "ingest_summary.txt").write_text(report.summary() + "\n")
+
+    folder, cached = cache.get_or_build("corpus", key_of([content_hash, INGEST_VERSION]), build)
+    if cached:
+        log.info("corpus %s: ingest reused from %s", root, folder)
+    docs = [Document.from_dict(d) for d in read_jsonl(folder / "documents.jsonl")]
+    units = [EvidenceUnit.from_dict(u) for u in read_jsonl(folder / "units.jsonl")]
+    report = json.loads((folder / "ingest_report.json").read_text())
+    report["summary"] = (folder / "ingest_summary.txt").read_text()
+    return Corpus(root, content_hash, docs, units, report)

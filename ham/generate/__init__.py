@@ -1,0 +1,1 @@
+"""Generators (backbones). Each takes a ``Prompt`` and returns a ``Generation``."""

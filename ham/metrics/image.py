@@ -1,0 +1,55 @@
+"""Image metrics on sets of image references (as the source writes them).
+
+Answer-side (Image precision / recall / F1), with G the reference images and P the images the
+answer shows, both as sets (an image cited twice counts once):
+    precision = |G ∩ P| / |P|,  recall = |G ∩ P| / |G|,  F1 = harmonic mean (0 when P+R = 0)
+Empty-set rules:
+    G = ∅, P = ∅  ->  P = R = F1 = 1    (nothing to show, nothing shown: correct)
+    G = ∅, P ≠ ∅  ->  P = 0, R = 1, F1 = 0
+    G ≠ ∅, P = ∅  ->  P = 0, R = 0, F1 = 0
+A failed generation has P = ∅ and scores 0 on all three regardless of G.
+
+Retrieval-side IR (image recall of the retained set R): |G ∩ R| / |G|; undefined (None, left out
+of the mean, the n reported) when G = ∅.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+
+def image_prf(gold: Iterable[str], predicted: Iterable[str]) -> dict[str, float]:
+    g, p = set(gold), set(predicted)
+    if not g and not p:
+        return {"image_precision": 1.0, "image_recall": 1.0, "image_f1": 1.0}
+    if not g:
+        return {"image_precision": 0.0, "image_recall": 1.0, "image_f1": 0.0}
+    hit = len(g & p)
+    precision = hit / len(p) if p else 0.0
+    recall = hit / len(g)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"image_precision": precision, "image_recall": recall, "image_f1": f1}
+
+
+def failed_prf() -> dict[str, float]:
+    return {"image_precision": 0.0, "image_recall": 0.0, "image_f1": 0.0}
+
+
+def image_retrieval_recall(gold: Iterable[str], retrieved: Iterable[str]) -> float | None:
+    g = set(gold)
+    if not g:
+        return None
+    return len(g & set(retrieved)) / len(g)
+
+
+def normalise_ws(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def gold_text_recall(gold_passages: Iterable[str], retrieved_texts: Iterable[str]) -> float | None:
+    """Share of gold passages contained in at least one retrieved unit after whitespace and case
+    normalisation; None when the question has no gold text."""
+    gold = [normalise_ws(g) for g in gold_passages if g.strip()]
+    if not gold:
+        return None
+    texts = [normalise_ws(t) for t in retrieved_texts]
+    return sum(any(g in t for t in texts) for g in gold) / len(gold)

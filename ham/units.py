@@ -1,0 +1,174 @@
+"""Evidence units e_i = {x, m, p, a, l, r} (paper, eq. 2), one per leaf of a hierarchy tree.
+
+x  content         the text, or for an image its reference plus caption/alt
+m  modality        "text" (text and table leaves) or "image"
+p  path            root-to-leaf path: node ids, kinds and headings
+a  ancestors       document title, heading titles, and the nearest section's lead text
+l  local context   neighbouring text before and after, nearby images in the same section
+r  relation        the unit's local relation to surrounding evidence (see ``relation_of``)
+
+Every unit keeps provenance: document id, source file (relative to the corpus root), order
+index within the document, and page when the source has pages.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ham.document import Document, Node
+
+SECTION_LEAD_WORDS = 60
+NEIGHBOUR_WORDS = 60
+
+
+@dataclass
+class EvidenceUnit:
+    unit_id: str
+    doc_id: str
+    modality: str
+    kind: str
+    content: str
+    path: list[dict]
+    ancestors: dict
+    local: dict
+    relation: dict
+    source: str
+    order: int
+    page: int | None = None
+    image: str | None = None
+    image_path: str | None = None
+    caption: str = ""
+    alt: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def heading_path(self) -> list[str]:
+        """Headings from the top section down to the unit's parent (the document title excluded)."""
+        return [step["title"] for step in self.path[1:] if step["title"]]
+
+    @property
+    def full_path(self) -> list[str]:
+        """Document title then headings, without repeating a top heading equal to the title."""
+        heads = self.heading_path
+        if heads and heads[0] == self.doc_title:
+            heads = heads[1:]
+        return [self.doc_title] + heads
+
+    @property
+    def doc_title(self) -> str:
+        return self.ancestors.get("doc_title", "")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "EvidenceUnit":
+        return cls(**data)
+
+
+def words(text: str, limit: int, from_end: bool = False) -> str:
+    toks = text.split()
+    if len(toks) <= limit:
+        return " ".join(toks)
+    return ("… " + " ".join(toks[-limit:])) if from_end else (" ".join(toks[:limit]) + " …")
+
+
+def _section_lead(path: list[Node]) -> str:
+    """Lead text of the nearest section-like ancestor: its direct text children other than the
+    unit itself, capped at SECTION_LEAD_WORDS."""
+    leaf = path[-1]
+    for node in reversed(path[:-1]):
+        if node.kind in ("section", "subsection", "document"):
+            texts = [c.text for c in node.children
+                     if c.kind == "text" and c.caption_of is None and c is not leaf]
+            if texts:
+                return words(" ".join(texts), SECTION_LEAD_WORDS)
+    return ""
+
+
+def relation_of(node: Node, parent: Node, captions: dict[str, Node]) -> dict:
+    """The local relation r_i of a leaf.
+
+    Images, first rule that applies:
+      ``figure_caption``      a caption paragraph is linked to it; target = the text before the figure
+      ``illustrates_step``    it sits inside a procedural step; target = the step's first text
+      ``supports_preceding``  the nearest text sibling before it; target = that text
+      ``precedes_text``       otherwise the next text sibling; target = that text
+    Text: ``caption_of`` (target = the image), ``step_text`` (inside a step), ``section_text``.
+    ``target`` is the text unit the image belongs beside: generators place the image after it.
+    """
+    siblings = parent.children
+    idx = next(i for i, c in enumerate(siblings) if c is node)
+    before = [c for c in reversed(siblings[:idx]) if c.kind in ("text", "table") and c.caption_of is None]
+    after = [c for c in siblings[idx + 1:] if c.kind in ("text", "table") and c.caption_of is None]
+    if node.kind == "image":
+        anchor = before[0] if before else (after[0] if after else None)
+        target = anchor.id if anchor else None
+        if node.id in captions:
+            return {"type": "figure_caption", "target": target, "caption_unit": captions[node.id].id}
+        if parent.kind == "step":
+            first = next((c for c in siblings if c.kind == "text"), None)
+            return {"type": "illustrates_step", "target": first.id if first else target, "step": parent.title}
+        if before:
+            return {"type": "supports_preceding", "target": target}
+        return {"type": "precedes_text", "target": target}
+    if node.caption_of:
+        return {"type": "caption_of", "target": node.caption_of}
+    if parent.kind == "step":
+        return {"type": "step_text", "target": None, "step": parent.title}
+    return {"type": "section_text", "target": None}
+
+
+def _local_context(node: Node, parent: Node) -> dict:
+    siblings = parent.children
+    idx = next(i for i, c in enumerate(siblings) if c is node)
+    prev_text = next((c.text for c in reversed(siblings[:idx]) if c.kind in ("text", "table")), "")
+    next_text = next((c.text for c in siblings[idx + 1:] if c.kind in ("text", "table")), "")
+    images = [c.id for c in siblings if c.kind == "image" and c is not node]
+    return {"prev_text": words(prev_text, NEIGHBOUR_WORDS, from_end=True),
+            "next_text": words(next_text, NEIGHBOUR_WORDS), "images": images}
+
+
+def build_units(doc: Document) -> list[EvidenceUnit]:
+    """All evidence units of one document, in source order."""
+    paths = doc.paths()
+    captions = {n.caption_of: n for n in doc.root.walk() if n.caption_of}
+    units = []
+    for leaf in doc.leaves():
+        if leaf.kind == "image" and leaf.image_path is None:
+            continue  # unusable file: ingest already reported it; there is nothing to show or embed
+        path = paths[leaf.id]
+        parent = path[-2]
+        ancestors = {"doc_title": doc.title,
+                     "headings": [n.title for n in path[1:-1] if n.title],
+                     "section_context": _section_lead(path)}
+        content = leaf.text if leaf.kind != "image" else (leaf.caption or leaf.alt)
+        units.append(EvidenceUnit(
+            unit_id=leaf.id, doc_id=doc.id, modality="image" if leaf.kind == "image" else "text",
+            kind=leaf.kind, content=content,
+            path=[{"id": n.id, "kind": n.kind, "title": n.title} for n in path[:-1]],
+            ancestors=ancestors, local=_local_context(leaf, parent),
+            relation=relation_of(leaf, parent, captions), source=leaf.source or doc.source,
+            order=leaf.order, page=leaf.page, image=leaf.image, image_path=leaf.image_path,
+            caption=leaf.caption, alt=leaf.alt))
+    return units
+
+
+def build_corpus_units(docs: Iterable[Document]) -> list[EvidenceUnit]:
+    return [u for doc in docs for u in build_units(doc)]
+
+
+def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]

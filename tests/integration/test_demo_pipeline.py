@@ -1,0 +1,109 @@
+"""The demo pipeline end to end on a few questions, resume after a kill, and failures kept."""
+import json
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from ham.generate.base import Generation
+from ham.paths import PROJECT_ROOT
+from ham.pipeline import run
+
+N = 4
+
+
+def _cfg(tmp_path, *overrides):
+    with initialize_config_dir(config_dir=str(PROJECT_ROOT / "conf"), version_base="1.3"):
+        return compose(config_name="config", overrides=[
+            f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+            f"limit={N}", "progress=false", *overrides])
+
+
+def _lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("demo")
+    out = run(_cfg(tmp))
+    return tmp, out
+
+
+def test_outputs_have_the_documented_shape(demo_run):
+    _, out = demo_run
+    rows = _lines(out / "predictions.jsonl")
+    assert len(rows) == N and len({r["id"] for r in rows}) == N
+    for r in rows:
+        assert {"id", "question", "retrieved_text", "retrieved_images", "prompt", "raw_answer", "answer",
+                "failure", "metrics"} <= set(r)
+        assert len(r["retrieved_text"]) == 15 and len(r["retrieved_images"]) == 10
+        assert {"unit_id", "source", "heading_path", "text", "score"} <= set(r["retrieved_text"][0])
+        assert {"unit_id", "source", "image", "heading_path", "caption", "score"} <= set(r["retrieved_images"][0])
+        assert r["retrieved_text"][0]["heading_path"], "units keep their heading path"
+        assert r["failure"] is None and r["answer"]
+        assert {"ir", "image_f1", "img_cbs"} <= set(r["metrics"])
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["n_questions"] == N
+    assert 0.0 <= metrics["metrics"]["image_f1"]["mean"] <= 1.0
+    assert metrics["bertscore_hash"]
+    assert (out / "config.yaml").exists() and json.loads((out / "run.json").read_text())["corpus_hash"]
+
+
+def test_second_run_reuses_ingest_and_index_and_skips_done_questions(demo_run):
+    tmp, out = demo_run
+    before = (out / "predictions.jsonl").read_text()
+    again = run(_cfg(tmp))
+    assert again == out
+    assert (out / "predictions.jsonl").read_text() == before
+    info = json.loads((out / "metrics.json").read_text())["index"]
+    assert info["text"]["reused"] and info["image"]["reused"]
+
+
+def test_killed_run_resumes_without_loss_or_duplicates(demo_run):
+    tmp, out = demo_run
+    pred = out / "predictions.jsonl"
+    full = _lines(pred)
+    first = pred.read_text().splitlines()[0]
+    pred.write_text(first + "\n" + '{"id": "torn", "quest')   # killed mid-write
+    run(_cfg(tmp))
+    rows = _lines(pred)
+    assert [r["id"] for r in rows] == [r["id"] for r in full]
+    assert [r["metrics"] for r in rows] == [r["metrics"] for r in full]
+    assert [r["raw_answer"] for r in rows] == [r["raw_answer"] for r in full]
+
+
+def test_text_only_variant_changes_the_run_id(demo_run):
+    tmp, out = demo_run
+    other = run(_cfg(tmp, "text_repr=st", "image_repr=li"))
+    assert other != out and other.parent == out.parent
+    info = json.loads((other / "metrics.json").read_text())["index"]
+    assert not info["text"]["reused"] and not info["image"]["reused"]
+
+
+class _CitesMissingImage:
+    model_id = "fake"
+
+    def generate(self, prompt):
+        return Generation(text="The answer is here. <img99>", model=self.model_id)
+
+
+def test_failures_are_recorded_and_score_zero(demo_run, monkeypatch):
+    tmp, _ = demo_run
+    monkeypatch.setattr("ham.pipeline.instantiate", _swap_generator(_CitesMissingImage()))
+    out = run(_cfg(tmp, "name=failing"))
+    rows = _lines(out / "predictions.jsonl")
+    assert all(r["failure"]["reason"] == "cites_unknown_image" for r in rows)
+    assert all(r["metrics"]["image_f1"] == 0.0 for r in rows)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["failures"] == {"cites_unknown_image": N}
+    assert metrics["metrics"]["image_f1"]["n"] == N and metrics["metrics"]["image_f1"]["mean"] == 0.0
+
+
+def _swap_generator(fake):
+    from hydra.utils import instantiate as real
+
+    def instantiate(cfg, **kw):
+        if "generate" in str(cfg.get("_target_", "")):
+            return fake
+        return real(cfg, **kw)
+    return instantiate

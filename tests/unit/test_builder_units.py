@@ -1,0 +1,89 @@
+from ham.document import Document, render_tree
+from ham.ingest.builder import Block, TreeBuilder, numbering_depth
+from ham.units import build_units
+
+
+def test_numbering_depth():
+    assert numbering_depth("4. Common Tasks") == 1
+    assert numbering_depth("4.7. Change the Mode") == 2
+    assert numbering_depth("4.7.1 Details") == 3
+    assert numbering_depth("Chapter 5. Checkbook") == 1
+    assert numbering_depth("Introduction") is None
+
+
+def test_tree_shape_and_paths(manual_doc):
+    root = manual_doc.root
+    assert [c.title for c in root.children] == ["1. Installation", "2. Maintenance"]
+    install = root.children[0]
+    wiring = install.children[-1]
+    assert wiring.kind == "subsection" and wiring.title == "1.1. Wiring"
+    steps = [c for c in wiring.children if c.kind == "step"]
+    assert [s.title for s in steps] == ["Step 1", "Step 2"]
+    assert [c.kind for c in steps[0].children] == ["text", "image"]
+
+
+def test_numbering_infers_level_when_markup_has_none():
+    b = TreeBuilder("d", "", "d.html", "html")
+    b.add(Block("heading", "4. Common Tasks"))
+    b.add(Block("heading", "4.7. Change the Mode"))
+    b.add(Block("text", "Body."))
+    b.add(Block("heading", "4.8. Another"))
+    doc = b.finish()
+    chapter = doc.root.children[0]
+    assert [c.title for c in chapter.children] == ["4.7. Change the Mode", "4.8. Another"]
+    assert doc.title == "4. Common Tasks"
+
+
+def test_caption_links_both_directions():
+    b = TreeBuilder("d", "T", "d.md", "markdown")
+    b.add(Block("text", "Figure 2. Above the image."))
+    b.add(Block("image", image="a.png", image_path="a.png"))
+    b.add(Block("image", image="b.png", image_path="b.png"))
+    b.add(Block("text", "Figure 3: Below the image."))
+    doc = b.finish()
+    texts = [n for n in doc.root.walk() if n.kind == "text"]
+    images = [n for n in doc.root.walk() if n.kind == "image"]
+    assert images[0].caption == "Figure 2. Above the image." and texts[0].caption_of == images[0].id
+    assert images[1].caption == "Figure 3: Below the image." and texts[1].caption_of == images[1].id
+
+
+def test_roundtrip_json(manual_doc):
+    again = Document.from_dict(manual_doc.to_dict())
+    assert again.to_dict() == manual_doc.to_dict()
+
+
+def test_render_tree_puts_images_under_headings(manual_doc):
+    out = render_tree(manual_doc).splitlines()
+    wiring = next(i for i, line in enumerate(out) if "1.1. Wiring" in line)
+    mains = next(i for i, line in enumerate(out) if "img/mains.png" in line)
+    assert mains > wiring and out[mains].startswith("      ")  # nested below the step
+
+
+def test_evidence_units_fields(manual_doc):
+    units = {u.image or u.content: u for u in build_units(manual_doc)}
+    base = units["img/base.png"]
+    assert base.modality == "image"
+    assert base.heading_path == ["1. Installation"]
+    assert base.relation["type"] == "figure_caption"
+    assert base.caption == "Figure 1. The concrete base with anchor bolts."
+    assert units["Install the pump on a level concrete base."].unit_id == base.relation["target"]
+    mains = units["img/mains.png"]
+    assert mains.relation["type"] == "illustrates_step"
+    assert mains.heading_path == ["1. Installation", "1.1. Wiring", "Step 1"]
+    oil = units["img/oil.png"]
+    assert oil.relation["type"] == "supports_preceding"
+    assert oil.local["prev_text"] == "Check the oil level every month."
+    caption = units["Figure 1. The concrete base with anchor bolts."]
+    assert caption.relation == {"type": "caption_of", "target": base.unit_id}
+    wiring_text = units["Connect the motor leads to the terminal block."]
+    assert wiring_text.ancestors["headings"] == ["1. Installation", "1.1. Wiring"]
+    assert wiring_text.ancestors["doc_title"] == "Pump Manual"
+    assert all(u.source == "manual.md" for u in units.values())
+
+
+def test_unusable_images_are_not_units():
+    b = TreeBuilder("d", "T", "d.md", "markdown")
+    b.add(Block("text", "Intro."))
+    b.add(Block("image", image="missing.png", image_path=None))
+    units = build_units(b.finish())
+    assert [u.modality for u in units] == ["text"]
