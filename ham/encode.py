@@ -48,7 +48,8 @@ class SentenceTransformerEncoder:
         self.model = SentenceTransformer(str(path), device=device)
         if max_seq_length:
             self.model.max_seq_length = max_seq_length
-        self.dim = int(self.model.get_sentence_embedding_dimension())
+        dim_of = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dim = int(dim_of())
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
