@@ -12,6 +12,7 @@ at query time). On disk: ``dense.faiss``, ``bm25/``, ``ids.json``, ``meta.json``
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -19,6 +20,7 @@ from typing import Sequence
 import numpy as np
 
 DENSE_WEIGHT = 0.7
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
 
 def tokenize(texts: Sequence[str]) -> list[list[str]]:

@@ -41,13 +41,15 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None) -> tuple[l
         remaining = [p for p in remaining if p not in taken]
         documents.extend(module.parse(claimed, root, report))
     report.ignored_files = [report.rel(p) for p in remaining if not _is_asset(p)]
-    seen: dict[str, str] = {}
+    unique: dict[str, Document] = {}
     for doc in documents:
-        if doc.id in seen:
-            raise ValueError(f"two documents share the id {doc.id!r}: {seen[doc.id]} and {doc.source}")
-        seen[doc.id] = doc.source
-    report.documents = len(documents)
-    return documents, report
+        if doc.id in unique:
+            report.add(root / doc.source, f"document id {doc.id!r} is already taken by "
+                       f"{unique[doc.id].source}; rename one of the two files", "document")
+            continue
+        unique[doc.id] = doc
+    report.documents = len(unique)
+    return list(unique.values()), report
 
 
 _ASSET_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp", ".tif", ".tiff", ".css", ".js"}

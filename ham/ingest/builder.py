@@ -35,8 +35,10 @@ class Block:
     """One unit of source content in reading order.
 
     kind: ``heading`` (with ``level``; 0 means "infer from numbering"), ``text``, ``image``,
-    ``table``, ``step`` (an ordered-list item of a procedure; its ``text`` is the step body) or
-    ``end_steps`` (closes the current run of steps).
+    ``table``, ``step`` (an ordered-list item of a procedure; its ``text`` is the step body),
+    ``end_steps`` (closes the current run of steps) or ``caption`` (text the source marks as a
+    figure caption, e.g. an HTML ``figcaption``: linked like a "Figure N." text even when it does
+    not start with such a label).
     """
 
     kind: str
@@ -130,7 +132,7 @@ class TreeBuilder:
         self._last_leaf = node
         return node
 
-    def _add_text(self, block: Block) -> None:
+    def _add_text(self, block: Block, is_caption: bool = False) -> None:
         text = block.text.strip()
         if not text:
             return
@@ -138,12 +140,17 @@ class TreeBuilder:
         siblings = self._container.children
         prev_is_sibling = bool(siblings) and siblings[-1] is prev
         node = self._leaf("text", block, text=text)
-        if CAPTION.match(text):
+        if is_caption or CAPTION.match(text):
             if prev is not None and prev.kind == "image" and not prev.caption and prev_is_sibling:
                 prev.caption = text
                 node.caption_of = prev.id
             else:
                 self._pending_caption = node
+
+    def _add_caption(self, block: Block) -> None:
+        """A caption the source marks explicitly: the previous image's if it is the last leaf and
+        uncaptioned, else the next image's."""
+        self._add_text(block, is_caption=True)
 
     def _add_table(self, block: Block) -> None:
         self._leaf("table", block, text=block.text.strip(), caption=block.caption.strip())

@@ -1,6 +1,131 @@
-"""Placeholder: being written."""
-def claim(files):
-    return []
+"""HTML pages and multi-page manuals (DocBook, Sphinx): joining pages into documents.
 
-def parse(files, root, report):
-    return []
+Pages and documents
+    Every ``.html``/``.htm``/``.xhtml`` file is a page. A page whose up-link (``<link rel="up">``,
+    else the last breadcrumb: Sphinx ``div.related li.nav-item``, ``ul.wy-breadcrumbs``,
+    ``nav[aria-label=breadcrumb]``; else the page whose table of contents lists it first-level)
+    names another page present in the corpus is that page's child;
+    the root of a manual is the top-most page present (follow up-links until the target is absent).
+    A root and its descendants form ONE document (id from the root page's path); children follow
+    the order in which the parent links to them (its table of contents), then the prev/next chain.
+
+Levels
+    A page's top heading sits at the page's depth in that page tree (root page = 1); the other
+    headings keep their distance to it from the heading tags (``h2`` page title, ``h3`` sect2 =
+    one level deeper). A page whose content does not open with a heading gets a heading from its
+    ``<title>``. Child pages go one level below, and at the end of, the section of the parent page
+    that holds its table of contents (else its first section). Inside admonitions and procedure
+    steps headings are plain text.
+
+How a single page becomes Blocks (what is chrome, what is a unit) is in ``html_page``.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+from ham.document import Document
+from ham.ingest.builder import Block, TreeBuilder, doc_id_for
+from ham.ingest.html_page import Page, read_page
+from ham.ingest.report import IngestReport
+
+SUFFIXES = {".html", ".htm", ".xhtml"}
+
+
+def claim(files: list[Path]) -> list[Path]:
+    return [f for f in files if f.suffix.lower() in SUFFIXES]
+
+
+
+def page_parents(pages: dict[str, Page]) -> dict[str, str | None]:
+    """Parent of each page: its up-link (or breadcrumb) target when present, else the page whose
+    table of contents lists it first-level (Sphinx themes without breadcrumbs); cycles are cut."""
+    listed_by: dict[str, str] = {}
+    for rel in sorted(pages):
+        for child in pages[rel].toc_children:
+            listed_by.setdefault(child, rel)
+    parents = {rel: (p.up if p.up in pages else listed_by.get(rel)) for rel, p in pages.items()}
+    for start in sorted(pages):
+        trail, cur = [], start
+        while cur is not None and cur not in trail:
+            trail.append(cur)
+            cur = parents[cur]
+        if cur is not None:
+            parents[min(trail[trail.index(cur):])] = None
+    return parents
+
+
+def reading_sequence(pages: dict[str, Page]) -> dict[str, int]:
+    """Position of each page along the prev/next chains."""
+    seq: dict[str, int] = {}
+    starts = [r for r, p in sorted(pages.items()) if p.prev not in pages]
+    for start in starts + sorted(pages):
+        cur = start
+        while cur in pages and cur not in seq:
+            seq[cur] = len(seq)
+            cur = pages[cur].next
+    return seq
+
+
+def ordered_children(pages: dict[str, Page]) -> tuple[list[str], dict[str, list[str]]]:
+    parents = page_parents(pages)
+    seq = reading_sequence(pages)
+    children: dict[str, list[str]] = {rel: [] for rel in pages}
+    for rel, parent in parents.items():
+        if parent is not None:
+            children[parent].append(rel)
+    for parent, kids in children.items():
+        position = {t: i for i, t in enumerate(pages[parent].links)}
+        kids.sort(key=lambda k: (position.get(k, len(position)), seq.get(k, 0), k))
+    roots = sorted((r for r, p in parents.items() if p is None), key=lambda r: (seq.get(r, 0), r))
+    return roots, children
+
+
+def placed_blocks(page: Page, depth: int) -> tuple[list[Block], int, int]:
+    """The page's blocks with heading levels moved so its top heading sits at ``depth``; also
+    where its child pages go and at which depth: at the end of the section holding its table of
+    contents (else of its first section), one level below that section."""
+    levels = [b.level for b in page.blocks if b.kind == "heading"]
+    shift = depth - min(levels) if levels else depth
+    blocks: list[Block] = []
+    toc_at = page.toc_at
+    if page.blocks[0].kind != "heading":
+        title = page.title or PurePosixPath(page.rel).stem
+        blocks.append(Block(kind="heading", text=title, level=depth, source=page.rel))
+        shift += 1
+        toc_at = None if toc_at is None else toc_at + 1
+    blocks += [replace(b, level=b.level + shift) if b.kind == "heading" else b for b in page.blocks]
+    heads = [i for i, b in enumerate(blocks) if b.kind == "heading"]
+    owner = max((i for i in heads if i < toc_at), default=heads[0]) if toc_at is not None else heads[0]
+    level = blocks[owner].level
+    end = next((i for i in heads if i > owner and blocks[i].level <= level), len(blocks))
+    return blocks, end, level + 1
+
+
+def build_document(root_rel: str, pages: dict[str, Page], children: dict[str, list[str]]) -> Document:
+    root_page = pages[root_rel]
+    first_heading = next((b.text for b in root_page.blocks if b.kind == "heading"), "")
+    title = root_page.title or first_heading or PurePosixPath(root_rel).stem
+    builder = TreeBuilder(doc_id_for(root_rel), title, root_rel, "html")
+
+    def add_page(rel: str, depth: int) -> None:
+        blocks, insert_at, child_depth = placed_blocks(pages[rel], depth)
+        for block in blocks[:insert_at]:
+            builder.add(block)
+        for kid in children[rel]:
+            add_page(kid, child_depth)
+        for block in blocks[insert_at:]:
+            builder.add(block)
+
+    add_page(root_rel, 1)
+    return builder.finish()
+
+
+def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
+    pages: dict[str, Page] = {}
+    for path in files:
+        page = read_page(path, root, report)
+        if page is not None:
+            pages[page.rel] = page
+    roots, children = ordered_children(pages)
+    return [build_document(r, pages, children) for r in roots]

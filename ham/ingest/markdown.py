@@ -1,6 +1,253 @@
-"""Placeholder: being written."""
-def claim(files):
-    return []
+"""Markdown (CommonMark + pipe tables) through markdown-it-py's token stream.
 
-def parse(files, root, report):
-    return []
+Rules
+    * Headings, ATX (``##``) or setext (underlined), take their level from the token's tag
+      (``h2`` -> 2); a numbered title ("4.7. Foo") keeps its number in the title.
+    * A paragraph is text, except that every image in it is its own image block: the text before
+      and after it in the same paragraph stays text, in order. A "Figure N." paragraph (or line)
+      next to an image is linked to it as its caption by TreeBuilder.
+    * Ordered lists are procedures: one ``step`` per item (its paragraphs and images belong to the
+      step), then ``end_steps``. An ordered list nested in a step stays text of that step.
+    * Bullet lists are text: the items of one list become one text block of ``- item`` lines
+      (an image or other block inside splits it).
+    * Tables become table blocks of ``a | b | c`` rows (images in cells follow the table); code
+      blocks and fences are text. A leading YAML front-matter block is metadata and skipped.
+    * Raw HTML blocks go through the HTML walker (their images and tables count).
+    * Image references keep the text as written (``Block.image``) and are resolved against the
+      Markdown file's folder (``Block.image_path``; None when unusable, with a report entry).
+
+The document title is the first level-1 heading, else the file stem; the id is
+``doc_id_for(relative path)``. A file with no content at all is reported and skipped.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ham.document import Document
+from ham.ingest.builder import Block, TreeBuilder, doc_id_for
+from ham.ingest.html_page import fragment_blocks
+from ham.ingest.report import IngestReport, read_text, resolve_image
+
+SUFFIXES = {".md", ".markdown"}
+
+
+def claim(files: list[Path]) -> list[Path]:
+    return [f for f in files if f.suffix.lower() in SUFFIXES]
+
+
+def markdown_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark").enable("table")
+    # keep link targets as written (markdown-it would percent-encode them)
+    md.normalizeLink = lambda url: url  # type: ignore[method-assign]
+    return md
+
+
+def inline_text(tokens: list[Token]) -> str:
+    """Plain text of inline tokens (emphasis, links and code flattened; images by alt text; a soft
+    line break is a space, a hard break a newline)."""
+    parts: list[str] = []
+    for tok in tokens:
+        if tok.type in ("text", "code_inline"):
+            parts.append(tok.content)
+        elif tok.type == "softbreak":
+            parts.append(" ")
+        elif tok.type == "hardbreak":
+            parts.append("\n")
+        elif tok.type == "image":
+            parts.append(inline_text(tok.children or []))
+    return "".join(parts)
+
+
+class _BlockStream:
+    """Walks the block-level token stream and produces Blocks (see the module docstring)."""
+
+    def __init__(self, path: Path, root: Path, report: IngestReport) -> None:
+        self.path, self.root, self.report = path, root, report
+        self.rel = report.rel(path)
+        self.blocks: list[Block] = []
+        self.lists: list[str] = []  # "steps", "ol" (a numbered list inside another list) or "ul"
+        self.numbers: list[int] = []  # item counter of each open list
+        self.pending: list[str] = []  # list lines waiting to become one text block
+        self.item_start = False
+
+    # -- output
+    def emit(self, block: Block) -> None:
+        self.flush_list_text()
+        block.source = self.rel
+        self.blocks.append(block)
+
+    def flush_list_text(self) -> None:
+        if self.pending:
+            text = "\n".join(self.pending)
+            self.pending = []
+            self.blocks.append(Block(kind="text", text=text, source=self.rel))
+
+    def text(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        in_bullets = bool(self.lists) and self.lists[-1] in ("ul", "ol")
+        if self.item_start and in_bullets:
+            text = ("- " if self.lists[-1] == "ul" else f"{self.numbers[-1]}. ") + text
+        self.item_start = False
+        if in_bullets:
+            self.pending.append(text)
+        else:
+            self.emit(Block(kind="text", text=text))
+
+    # -- the walk
+    def run(self, tokens: list[Token]) -> list[Block]:
+        i = 0
+        while i < len(tokens):
+            i = self.visit(tokens, i)
+        self.flush_list_text()
+        return self.blocks
+
+    def visit(self, tokens: list[Token], i: int) -> int:
+        """Handle the token at ``i``; return the index of the next one to visit."""
+        tok = tokens[i]
+        kind = tok.type
+        if kind == "heading_open":
+            children = tokens[i + 1].children or []
+            title = inline_text([t for t in children if t.type != "image"])
+            self.emit(Block(kind="heading", text=title, level=int(tok.tag[1])))
+            self.inline_images(children, text=False)  # an image in a heading follows it
+            return i + 3
+        if kind == "paragraph_open":
+            self.inline_images(tokens[i + 1].children or [], text=True)
+            return i + 3
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            self.open_list(kind)
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            self.close_list()
+        elif kind == "list_item_open":
+            self.open_item()
+        elif kind in ("fence", "code_block"):
+            self.emit(Block(kind="text", text=tok.content.rstrip("\n")))
+        elif kind == "html_block":
+            for block in fragment_blocks(tok.content, self.path, self.root, self.report):
+                self.emit(block)
+        elif kind == "table_open":
+            return self.table(tokens, i)
+        return i + 1
+
+    def open_list(self, kind: str) -> None:
+        self.numbers.append(0)
+        if kind == "bullet_list_open":
+            self.lists.append("ul")
+        elif "steps" in self.lists or "ol" in self.lists or "ul" in self.lists:
+            self.lists.append("ol")
+        else:
+            self.lists.append("steps")
+
+    def close_list(self) -> None:
+        closed = self.lists.pop()
+        self.numbers.pop()
+        if not self.lists or closed == "steps":
+            self.flush_list_text()
+        if closed == "steps":
+            self.emit(Block(kind="end_steps"))
+
+    def open_item(self) -> None:
+        self.numbers[-1] += 1
+        if self.lists and self.lists[-1] == "steps":
+            self.emit(Block(kind="step"))
+        else:
+            self.item_start = True
+
+    def inline_images(self, children: list[Token], text: bool) -> None:
+        """Emit the paragraph's text runs (when ``text``) and each image as its own block."""
+        run: list[Token] = []
+        for tok in children:
+            if tok.type == "image":
+                if text:
+                    self.text(inline_text(run))
+                run = []
+                self.image(tok)
+            elif tok.type == "html_inline" and tok.content.lstrip().lower().startswith("<img"):
+                if text:
+                    self.text(inline_text(run))
+                run = []
+                for block in fragment_blocks(tok.content, self.path, self.root, self.report):
+                    self.emit(block)
+            else:
+                run.append(tok)
+        if text:
+            self.text(inline_text(run))
+
+    def image(self, tok: Token) -> None:
+        ref = str(tok.attrs.get("src", "")).strip()
+        alt = inline_text(tok.children or [])
+        if not ref:
+            self.report.add(self.path, f"image with an empty reference (alt {alt!r})", "image")
+            self.text(alt)
+            return
+        resolved = resolve_image(ref, self.path.parent, self.root, self.report, self.path)
+        self.emit(Block(kind="image", image=ref, image_path=resolved, alt=alt))
+
+    def table(self, tokens: list[Token], i: int) -> int:
+        """A table block of ``a | b`` rows; images in its cells follow it as image blocks."""
+        rows: list[list[str]] = []
+        images: list[Token] = []
+        while i < len(tokens) and tokens[i].type != "table_close":
+            tok = tokens[i]
+            if tok.type == "tr_open":
+                rows.append([])
+            elif tok.type == "inline" and rows:
+                rows[-1].append(" ".join(inline_text(tok.children or []).split()))
+                images += [c for c in tok.children or [] if c.type == "image"]
+            i += 1
+        text = "\n".join(" | ".join(cells) for cells in rows if any(cells))
+        if text:
+            self.emit(Block(kind="table", text=text))
+        for image in images:
+            self.image(image)
+        return i + 1
+
+
+def without_front_matter(text: str) -> str:
+    """Drop a leading YAML front-matter block (``---`` ... ``---``): metadata, not content (and
+    CommonMark would read its closing ``---`` as a setext underline)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return text
+    for end in range(1, len(lines)):
+        if lines[end].rstrip() in ("---", "..."):
+            return "".join(lines[end + 1:])
+    return text
+
+
+def markdown_blocks(text: str, path: Path, root: Path, report: IngestReport) -> list[Block]:
+    return _BlockStream(path, root, report).run(markdown_parser().parse(without_front_matter(text)))
+
+
+def document_title(blocks: list[Block], path: Path) -> str:
+    first_h1 = next((b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.text.strip()), "")
+    return " ".join(first_h1.split()) or path.stem
+
+
+def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
+    text = read_text(path, report)
+    if text is None:
+        return None
+    blocks = markdown_blocks(text, path, root, report)
+    if not any(b.kind in ("heading", "text", "image", "table") for b in blocks):
+        report.add(path, "no content (empty document)", "document")
+        return None
+    rel = report.rel(path)
+    builder = TreeBuilder(doc_id_for(rel), document_title(blocks, path), rel, "markdown")
+    for block in blocks:
+        builder.add(block)
+    return builder.finish()
+
+
+def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
+    docs = []
+    for path in files:
+        doc = parse_file(path, root, report)
+        if doc is not None:
+            docs.append(doc)
+    return docs

@@ -1,6 +1,4 @@
 """Every option file in conf/ composes; unknown options fail at compose time with Hydra's error."""
-from pathlib import Path
-
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException

@@ -1,0 +1,144 @@
+"""Bad input is reported (naming the file and the problem) and the rest of the corpus still ingests."""
+import os
+from pathlib import Path
+
+import PIL.Image
+import pytest
+from PIL import Image
+
+from ham.ingest import ingest_corpus
+
+GOOD = "# Good document\n\nThis one is fine.\n\n![ok](img/ok.png)\n"
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """A corpus root holding one good Markdown document and its image."""
+    root = tmp_path / "corpus"
+    (root / "img").mkdir(parents=True)
+    Image.new("RGB", (8, 8), "green").save(root / "img" / "ok.png")
+    (root / "good.md").write_text(GOOD)
+    return root
+
+
+def ingest(root):
+    docs, report = ingest_corpus(root)
+    good = next(d for d in docs if d.source == "good.md")
+    image = next(n for n in good.leaves() if n.kind == "image")
+    assert image.image_path == "img/ok.png"  # the rest of the corpus still ingests
+    return {d.source: d for d in docs}, [str(p) for p in report.problems]
+
+
+def only_image(doc):
+    return next(n for n in doc.leaves() if n.kind == "image")
+
+
+def test_missing_image_file(corpus):
+    (corpus / "missing.md").write_text("# M\n\n![gone](img/missing.png)\n")
+    docs, problems = ingest(corpus)
+    assert "missing.md: image 'img/missing.png': image file not found (image skipped)" in problems
+    assert only_image(docs["missing.md"]).image_path is None  # the unit stays, marked unusable
+
+
+def test_zero_byte_image(corpus):
+    (corpus / "img" / "empty.png").write_bytes(b"")
+    (corpus / "zero.md").write_text("# Z\n\n![empty](img/empty.png)\n")
+    docs, problems = ingest(corpus)
+    assert "zero.md: image 'img/empty.png': image file is empty (0 bytes) (image skipped)" in problems
+    assert only_image(docs["zero.md"]).image_path is None
+
+
+def test_corrupt_image(corpus):
+    (corpus / "img" / "noise.png").write_bytes(os.urandom(512))
+    (corpus / "corrupt.md").write_text("# C\n\n![noise](img/noise.png)\n")
+    docs, problems = ingest(corpus)
+    assert any(p.startswith("corrupt.md: image 'img/noise.png': image file is corrupt or not an image")
+               for p in problems)
+    assert only_image(docs["corrupt.md"]).image_path is None
+
+
+def test_non_utf8_markdown(corpus):
+    (corpus / "latin1.md").write_bytes("# Café\n\nCrème brûlée\n".encode("latin-1"))
+    docs, problems = ingest(corpus)
+    assert "latin1.md" not in docs
+    assert any(p.startswith("latin1.md: not valid UTF-8") and p.endswith("(document skipped)")
+               for p in problems)
+
+
+def test_empty_document(corpus):
+    (corpus / "empty.md").write_text("\n\n   \n")
+    docs, problems = ingest(corpus)
+    assert "empty.md" not in docs
+    assert "empty.md: no content (empty document) (document skipped)" in problems
+
+
+def test_broken_html_still_parses_what_is_there(corpus):
+    (corpus / "broken.html").write_text(
+        '<html><body><h1>Broken page<p>First para <b>bold text<div>Second <img src="img/ok.png" alt="ok">'
+        " tail<table><tr><td>a<td>b</table><ol><li>one<li>two <p>unclosed")
+    docs, problems = ingest(corpus)
+    doc = docs["broken.html"]
+    assert problems == []
+    leaves = [(n.kind, n.image or n.text) for n in doc.leaves()]
+    assert ("image", "img/ok.png") in leaves
+    assert any(kind == "text" and "First para bold text" in text for kind, text in leaves)
+    assert ("table", "a | b") in leaves
+    assert doc.root.children[0].title == "Broken page"  # the unclosed h1 does not swallow the page
+    assert any(n.kind == "step" for n in doc.root.walk())
+
+
+def test_markup_without_text_is_reported_as_empty(corpus):
+    (corpus / "garbage.html").write_text("</div></p><!-- nothing --><span> </span><br><hr><div><table></tr>")
+    docs, problems = ingest(corpus)
+    assert "garbage.html" not in docs
+    assert "garbage.html: no content found (no text and no image) (document skipped)" in problems
+
+
+def test_image_outside_the_corpus_root_is_never_opened(corpus, tmp_path, monkeypatch):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    Image.new("RGB", (8, 8), "red").save(outside / "secret.png")
+    (corpus / "docs").mkdir()
+    (corpus / "docs" / "escape.md").write_text(
+        "# E\n\n![secret](../../outside/secret.png)\n\n![passwd](../../etc/passwd.png)\n")
+    (corpus / "escape.html").write_text('<p>x <img src="../outside/secret.png"></p>')
+    opened = []
+    real_open = PIL.Image.open
+
+    def spy(fp, *args, **kwargs):
+        opened.append(Path(fp).resolve() if isinstance(fp, (str, os.PathLike)) else fp)
+        return real_open(fp, *args, **kwargs)
+
+    monkeypatch.setattr(PIL.Image, "open", spy)
+    docs, problems = ingest(corpus)
+    assert (outside / "secret.png").resolve() not in opened
+    assert "docs/escape.md: image '../../outside/secret.png' points outside the corpus root (not read) " \
+           "(image skipped)" in problems
+    assert "docs/escape.md: image '../../etc/passwd.png' points outside the corpus root (not read) " \
+           "(image skipped)" in problems
+    assert "escape.html: image '../outside/secret.png' points outside the corpus root (not read) " \
+           "(image skipped)" in problems
+    assert all(n.image_path is None for n in docs["docs/escape.md"].leaves() if n.kind == "image")
+
+
+def test_corrupt_mineru_json(corpus):
+    (corpus / "paper").mkdir()
+    (corpus / "paper" / "paper_content_list.json").write_text('[{"type": "text", "text": "cut off')
+    (corpus / "paper" / "paper.md").write_text("# Paper\n\ntext\n")
+    docs, problems = ingest(corpus)
+    assert "paper/paper_content_list.json" not in docs
+    assert any(p.startswith("paper/paper_content_list.json: corrupt JSON (line 1") and
+               p.endswith("(document skipped)") for p in problems)
+    assert "paper/paper.md" not in docs  # claimed with its content list, not parsed twice
+
+
+def test_same_document_id_in_two_formats_is_reported_not_fatal(tmp_path):
+    from ham.ingest import ingest_corpus
+
+    (tmp_path / "guide.md").write_text("# Guide\n\nMarkdown body.\n")
+    (tmp_path / "guide.html").write_text("<html><body><h1>Guide</h1><p>HTML body.</p></body></html>")
+    (tmp_path / "other.md").write_text("# Other\n\nStill indexed.\n")
+    docs, report = ingest_corpus(tmp_path)
+    assert sorted(d.id for d in docs) == ["guide", "other"]
+    problem = next(p for p in report.problems if "already taken" in p.problem)
+    assert problem.file in ("guide.md", "guide.html") and problem.skipped == "document"

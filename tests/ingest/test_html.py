@@ -1,0 +1,221 @@
+"""HTML ingest: DocBook (real GnuCash guide pages) and Sphinx manuals, chrome removal, charsets."""
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from ham.ingest import ingest_corpus
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
+
+
+def heading_path(doc, node):
+    return [n.title for n in doc.paths()[node.id][1:-1]]
+
+
+def node_titled(doc, title):
+    return next(n for n in doc.root.walk() if n.title == title)
+
+
+def leaf_with(doc, kind, needle):
+    return next(n for n in doc.leaves() if n.kind == kind and needle in (n.text or n.image or ""))
+
+
+@pytest.fixture(scope="module")
+def docbook():
+    docs, report = ingest_corpus(FIXTURES / "docbook")
+    assert report.problems == []
+    assert len(docs) == 1
+    return docs[0]
+
+
+@pytest.fixture(scope="module")
+def sphinx():
+    docs, report = ingest_corpus(FIXTURES / "sphinx")
+    assert report.problems == []
+    assert len(docs) == 1
+    return docs[0]
+
+
+# ----------------------------------------------------------------------------- DocBook
+
+def test_docbook_pages_form_one_document_rooted_at_the_topmost_page(docbook):
+    # index.html (the part page's up-link) is absent, so the part page is the root
+    assert docbook.id == "part.managing_personal" and docbook.source == "part.managing_personal.html"
+    assert docbook.title == "Part II. The Common Usage" and docbook.format == "html"
+
+
+def test_docbook_sect2_nests_under_page_under_chapter_under_part(docbook):
+    opening = node_titled(docbook, "5.5.1. Opening Balances")
+    assert heading_path(docbook, opening) == [
+        "Part II. The Common Usage", "Chapter 5. Checkbook", "5.5. Putting It All Together"]
+    assert opening.source == "cbook-together1.html"
+    chapter = node_titled(docbook, "Chapter 5. Checkbook")
+    assert chapter.source == "chapter_cbook.html"
+    # children pages follow the chapter's table of contents, after its own paragraphs
+    kinds = [(c.kind, c.title) for c in chapter.children]
+    assert kinds[:3] == [("text", "")] * 3
+    assert [t for k, t in kinds[3:]] == ["5.2. Entering Deposits", "5.5. Putting It All Together"]
+
+
+def test_docbook_units_keep_their_own_page_as_source(docbook):
+    tip = leaf_with(docbook, "text", "Tax-Related box")
+    assert tip.source == "cbook-deposits1.html"
+    assert leaf_with(docbook, "text", "manage your checkbook").source == "chapter_cbook.html"
+
+
+def test_docbook_navigation_toc_and_icons_are_not_content(docbook):
+    texts = [n.text for n in docbook.leaves() if n.kind != "image"]
+    for chrome in ("<<< Prev", "Next >>>", "Table of Contents", "5.3. Entering Withdrawals",
+                   "5.1. Setting up Accounts", "Chapter 6. Expense Accounts"):
+        assert not any(chrome in t for t in texts), chrome
+    assert "Up" not in texts and "Home" not in texts
+    images = [n.image for n in docbook.leaves() if n.kind == "image"]
+    assert len(images) == 12 and all(i.startswith("figures/cbook_") for i in images)
+    # the tip's text is kept, labelled, without its icon
+    tip = leaf_with(docbook, "text", "Tax-Related box")
+    assert tip.text.startswith("Tip: Be sure to check the Tax-Related box")
+
+
+def test_docbook_figure_title_is_the_caption_of_its_image(docbook):
+    image = leaf_with(docbook, "image", "cbook_checkexamp.png")
+    title = "Figure 5.3. The Checking Account Register After Registering Some More Checks"
+    caption = next(n for n in docbook.leaves() if n.text == title)
+    assert image.caption == title and caption.caption_of == image.id
+    assert image.alt == "The Checking Account Register After Registering Some More Checks"
+    assert image.image_path == "figures/cbook_checkexamp.png"
+    other = leaf_with(docbook, "image", "cbook_atm.png")
+    assert other.caption.startswith("Figure 5.4.")
+
+
+def test_docbook_ordered_list_steps_hold_their_images(docbook):
+    section = node_titled(docbook, "5.5.2. Add some transactions")
+    steps = [c for c in section.children if c.kind == "step"]
+    assert [s.title for s in steps] == ["Step 1", "Step 2", "Step 3"]
+    step2_images = [c.image for c in steps[1].children if c.kind == "image"]
+    assert step2_images == ["figures/cbook_checkexamp.png"]
+    assert steps[1].children[0].text.startswith("Now let’s write some checks on this account.")
+    # the text after the steps of 5.5.5 is back in the section, not in the last step
+    reports = node_titled(docbook, "5.5.5. Reports")
+    assert reports.children[-1].kind == "text" and reports.children[-1].text.startswith("Notice that")
+
+
+# ----------------------------------------------------------------------------- Sphinx
+
+def test_sphinx_pages_nest_by_up_link_and_breadcrumbs(sphinx):
+    assert sphinx.id == "index" and sphinx.title == "Tallyscan User Guide — Tallyscan 2.1 documentation"
+    install = node_titled(sphinx, "Installation")  # no rel=up: parent from div.related breadcrumbs
+    assert heading_path(sphinx, install) == ["Tallyscan User Guide"]
+    calibration = node_titled(sphinx, "Calibrating the sensor")  # rel=up to usage.html
+    assert heading_path(sphinx, calibration) == ["Tallyscan User Guide", "Scanning receipts"]
+    assert node_titled(sphinx, "Running the calibration").source == "calibration.html"
+    # the index page's later section stays a top-level section after the child pages
+    assert [c.title for c in sphinx.root.children] == ["Tallyscan User Guide", "Indices and tables"]
+
+
+def test_sphinx_chrome_is_not_content(sphinx):
+    words = [n.text for n in sphinx.leaves()] + [n.title for n in sphinx.root.walk()]
+    for chrome in ("¶", "Quick search", "Navigation", "Next topic", "Show Source", "Copyright",
+                   "previous", "Contents:"):
+        assert not any(chrome in w for w in words), chrome
+
+
+def test_sphinx_figcaption_links_and_figure_in_step(sphinx):
+    image = leaf_with(sphinx, "image", "scan-dialog.png")
+    caption = next(n for n in sphinx.leaves() if n.caption_of == image.id)
+    assert caption.text == "Fig. 2 The scan dialog." == image.caption
+    assert image.alt == "The scan dialog with the Start button"
+    step = sphinx.paths()[image.id][-2]
+    assert step.kind == "step" and step.title == "Step 2"
+    unnumbered = leaf_with(sphinx, "image", "calibration-target.png")
+    assert unnumbered.caption == "The calibration target card."
+
+
+def test_sphinx_table_admonition_and_code(sphinx):
+    table = next(n for n in sphinx.leaves() if n.kind == "table")
+    assert table.caption == "Table 1 Supported paper sizes"
+    assert table.text.splitlines() == ["Size | Width (mm) | Feed", "Till roll | 80 | single",
+                                       "A6 | 105 | batch"]
+    assert leaf_with(sphinx, "text", "Unplug").text == \
+        "Note: Unplug the scanner before installing the driver, then plug it in again."
+    assert leaf_with(sphinx, "text", "pip").text == "$ pip install tallyscan"
+
+
+# ----------------------------------------------------------------------------- single pages
+
+def test_declared_charsets_are_honoured(tmp_path):
+    (tmp_path / "latin.html").write_bytes(
+        b'<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head>'
+        b'<body><h1>Caf\xe9 menu</h1><p>Cr\xe8me br\xfbl\xe9e</p></body></html>')
+    (tmp_path / "equiv.html").write_bytes(
+        b'<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+        b'</head><body><p>It\x92s \x93quoted\x94</p></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    assert report.problems == []
+    by_source = {d.source: d for d in docs}
+    assert by_source["latin.html"].title == "Café"
+    assert by_source["latin.html"].leaves()[0].text == "Crème brûlée"
+    assert by_source["equiv.html"].leaves()[0].text == "It’s “quoted”"
+
+
+def test_undecodable_page_is_reported_and_the_rest_still_parses(tmp_path):
+    (tmp_path / "bad.html").write_bytes(b"<html><body><p>caf\xe9 \xff\xfe</p></body></html>")
+    (tmp_path / "good.html").write_text("<html><body><p>fine</p></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert [d.source for d in docs] == ["good.html"]
+    assert any(p.file == "bad.html" and "not valid utf-8" in p.problem for p in report.problems)
+
+
+def test_remote_and_inline_images_are_reported_not_fetched(tmp_path):
+    Image.new("RGB", (4, 4)).save(tmp_path / "local.png")
+    (tmp_path / "page.html").write_text(
+        '<html><body><h1>T</h1><p>x <img src="https://example.org/a.png" alt="remote"></p>'
+        '<img src="data:image/png;base64,iVBORw0KGgo=" alt="inline"><img src="local.png"></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    images = [n for n in docs[0].leaves() if n.kind == "image"]
+    assert [(i.image, i.image_path) for i in images] == [
+        ("https://example.org/a.png", None), ("data:image/png;base64,…", None), ("local.png", "local.png")]
+    messages = [str(p) for p in report.problems]
+    assert any("page.html" in m and "https://example.org/a.png" in m and "not fetched" in m for m in messages)
+    assert any("page.html" in m and "inline data" in m for m in messages)
+
+
+def test_page_without_content_is_reported(tmp_path):
+    (tmp_path / "empty.html").write_text(
+        "<html><head><title>Nothing</title></head><body>"
+        "<div class='navheader'><a href='x.html'>Next</a></div></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert docs == []
+    assert "empty.html: no content found (no text and no image) (document skipped)" in \
+        [str(p) for p in report.problems]
+
+
+def test_sphinx_generated_index_page_is_not_content(tmp_path):
+    head = '<head><link rel="index" title="Index" href="genindex.html" /></head>'
+    (tmp_path / "genindex.html").write_text(f"<html>{head}<body><h1>Index</h1><p>A | B</p></body></html>")
+    (tmp_path / "page.html").write_text(f"<html>{head}<body><h1>Page</h1><p>text</p></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert [d.source for d in docs] == ["page.html"]
+    assert "genindex.html: generated index or search page (navigation, not content) (document skipped)" in \
+        [str(p) for p in report.problems]
+
+
+def test_without_up_links_or_breadcrumbs_the_listing_toctree_is_the_parent(tmp_path):
+    """Themes such as alabaster write neither rel="up" nor breadcrumbs."""
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "index.html").write_text(
+        '<html><head><title>Manual</title><link rel="next" href="guide/usage.html"></head><body>'
+        '<section><h1>Manual</h1><div class="toctree-wrapper compound"><ul>'
+        '<li class="toctree-l1"><a class="reference internal" href="guide/usage.html">Usage</a><ul>'
+        '<li class="toctree-l2"><a href="guide/deep.html">Deep</a></li></ul></li></ul></div>'
+        "<p>Intro.</p></section></body></html>")
+    (tmp_path / "guide" / "usage.html").write_text(
+        '<html><body><section><h1>Usage</h1><p>How to use it.</p><div class="toctree-wrapper"><ul>'
+        '<li class="toctree-l1"><a href="deep.html">Deep</a></li></ul></div></section></body></html>')
+    (tmp_path / "guide" / "deep.html").write_text(
+        "<html><body><section><h1>Deep</h1><p>Details.</p></section></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert report.problems == [] and len(docs) == 1
+    deep = node_titled(docs[0], "Deep")
+    assert heading_path(docs[0], deep) == ["Manual", "Usage"]
+    assert deep.source == "guide/deep.html"

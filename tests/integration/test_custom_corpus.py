@@ -1,0 +1,52 @@
+"""`ham dataset=custom` on a user's folder: every supported document is indexed, bad input is
+reported and skipped, and the questions are answered."""
+import json
+
+from hydra import compose, initialize_config_dir
+from PIL import Image
+
+from ham.paths import PROJECT_ROOT
+from ham.pipeline import run
+
+
+def _corpus(tmp_path):
+    root = tmp_path / "manuals"
+    (root / "img").mkdir(parents=True)
+    Image.new("RGB", (32, 24), (200, 30, 30)).save(root / "img" / "filter.png")
+    (root / "img" / "broken.png").write_bytes(b"not an image at all")
+    (root / "pump.md").write_text(
+        "# Pump Manual\n\n## 1. Filter\n\nReplace the filter cartridge every six months.\n\n"
+        "![filter cartridge](img/filter.png)\n\nFigure 1. The filter cartridge.\n\n"
+        "## 2. Seals\n\nInspect the shaft seal for leaks weekly.\n\n![seal](img/broken.png)\n")
+    (root / "latin1.md").write_bytes("# Caf\xe9 manual\n\nBody.\n".encode("latin-1"))
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join([
+        json.dumps({"id": "a", "question": "How often is the filter cartridge replaced?",
+                    "reference_answer": "Every six months. ![filter](img/filter.png)", "extra": 1}),
+        "{not json",
+        json.dumps({"id": "b", "question": "How often is the shaft seal inspected?",
+                    "gold_text": ["Inspect the shaft seal for leaks weekly."]}),
+    ]) + "\n")
+    return root, questions
+
+
+def test_custom_corpus_end_to_end(tmp_path, capsys):
+    root, questions = _corpus(tmp_path)
+    with initialize_config_dir(config_dir=str(PROJECT_ROOT / "conf"), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[
+            "dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+            f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}"])
+    out = run(cfg)
+    rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b"]
+    a = rows[0]
+    assert a["retrieved_images"][0]["image"] == "img/filter.png"
+    assert a["retrieved_images"][0]["heading_path"] == ["Pump Manual", "1. Filter"]
+    assert "six months" in a["raw_answer"] and a["metrics"]["image_recall"] == 1.0
+    assert rows[1]["metrics"]["gold_text_recall"] == 1.0
+    run_info = json.loads((out / "run.json").read_text())
+    problems = {(p["file"], p["skipped"]) for p in run_info["ingest"]["problems"]}
+    assert ("pump.md", "image") in problems and ("latin1.md", "document") in problems
+    assert any(msg.startswith(f"{questions}:2:") for msg in run_info["question_problems"])
+    err = capsys.readouterr().err
+    assert "img/broken.png" in err and "latin1.md" in err and "UTF-8" in err
