@@ -1,24 +1,10 @@
 """HTML ingest: DocBook (real GnuCash guide pages) and Sphinx manuals, chrome removal, charsets."""
-from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from ham.ingest import ingest_corpus
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
-
-
-def heading_path(doc, node):
-    return [n.title for n in doc.paths()[node.id][1:-1]]
-
-
-def node_titled(doc, title):
-    return next(n for n in doc.root.walk() if n.title == title)
-
-
-def leaf_with(doc, kind, needle):
-    return next(n for n in doc.leaves() if n.kind == kind and needle in (n.text or n.image or ""))
+from tests.ingest.helpers import FIXTURES, heading_path, node_titled, leaf_with
 
 
 @pytest.fixture(scope="module")

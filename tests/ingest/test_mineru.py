@@ -1,24 +1,11 @@
 """MinerU content lists: heading levels from text_level, pages, captions in both spellings, tables."""
 import json
 import shutil
-from pathlib import Path
 
 from ham.ingest import ingest_corpus
+from tests.ingest.helpers import FIXTURES, heading_path, node_titled, leaf_with
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 DOC = "solar_panels/auto/solar_panels_content_list.json"
-
-
-def heading_path(doc, node):
-    return [n.title for n in doc.paths()[node.id][1:-1]]
-
-
-def node_titled(doc, title):
-    return next(n for n in doc.root.walk() if n.title == title)
-
-
-def leaf_with(doc, kind, needle):
-    return next(n for n in doc.leaves() if n.kind == kind and needle in (n.text or n.image or ""))
 
 
 def solar():

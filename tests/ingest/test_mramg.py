@@ -1,16 +1,9 @@
 """MRAMG-Bench style documents and questions: <PIC> order, captions, steps, mismatches."""
 import json
 import shutil
-from pathlib import Path
-
 from ham.ingest import ingest_corpus
 from ham.ingest.mramg import load_mqa
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
-
-
-def heading_path(doc, node):
-    return [n.title for n in doc.paths()[node.id][1:-1]]
+from tests.ingest.helpers import FIXTURES, heading_path
 
 
 def images_of(doc):

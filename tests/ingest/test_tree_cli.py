@@ -1,9 +1,6 @@
 """ham-tree: print the tree of a file's document or of every document in a folder."""
-from pathlib import Path
-
 from ham.cli import tree_main
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
+from tests.ingest.helpers import FIXTURES
 
 
 def test_a_page_prints_the_manual_it_belongs_to(capsys):
