@@ -46,3 +46,16 @@ def test_run_id_ignores_paths_and_changes_with_results():
 def test_retrieval_variants_inherit_budgets():
     cfg = _compose(["retrieval=dense"])
     assert cfg.retrieval.mode == "dense" and cfg.retrieval.k_t == 15 and cfg.retrieval.k_v == 10
+
+
+@pytest.mark.parametrize("launcher", sorted(p.stem for p in (CONF / "hydra" / "launcher").glob("*.yaml")))
+def test_launchers_compose_with_site_values_from_the_environment(launcher, monkeypatch):
+    monkeypatch.setenv("HAM_SLURM_PARTITION", "gpu-a100")
+    monkeypatch.setenv("HAM_SLURM_MEM_GB", "96")
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[f"hydra/launcher={launcher}"], return_hydra_config=True)
+    node = OmegaConf.to_container(cfg.hydra.launcher, resolve=False)
+    assert node["_target_"].startswith("hydra_plugins.hydra_submitit_launcher")
+    if launcher.startswith("slurm"):
+        assert cfg.hydra.launcher.partition == "gpu-a100" and cfg.hydra.launcher.mem_gb == 96
+        assert cfg.hydra.launcher.additional_parameters.requeue is True

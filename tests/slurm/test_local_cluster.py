@@ -1,0 +1,74 @@
+"""The demo ablation grid on a real single-node Slurm cluster (slurm/local_cluster.sh), launched
+through hydra-submitit-launcher, and a cancelled job reported as failed instead of waited on."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ham.paths import PROJECT_ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.slurm]
+SCRIPT = PROJECT_ROOT / "slurm" / "local_cluster.sh"
+HAM = Path(sys.executable).parent / "ham"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        pytest.skip("the local Slurm cluster needs root and apt-get (Debian)")
+    state = tmp_path_factory.mktemp("slurm")
+    env = dict(os.environ, HAM_SLURM_DIR=str(state))
+    up = subprocess.run([str(SCRIPT), "up"], env=env, capture_output=True, text=True, timeout=600)
+    assert up.returncode == 0, up.stderr
+    env["SLURM_CONF"] = str(state / "slurm.conf")
+    yield env
+    subprocess.run([str(SCRIPT), "down"], env=env, capture_output=True, text=True, timeout=120)
+
+
+def _grid(env, tmp_path, *overrides, **kw):
+    # a fresh submitit folder per launch: job ids restart with the cluster and stale results
+    # from an earlier cluster must never be picked up
+    folder = tmp_path / f"submitit-{uuid.uuid4().hex[:6]}"
+    cmd = [str(HAM), "-m", "hydra/launcher=submitit_slurm", "hydra.launcher.cpus_per_task=1",
+           "hydra.launcher.timeout_min=20", f"hydra.launcher.submitit_folder={folder}/%j",
+           f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+           "progress=false", *overrides]
+    return subprocess.Popen(cmd, env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, **kw)
+
+
+def test_ablation_grid_runs_to_completion(cluster, tmp_path):
+    proc = _grid(cluster, tmp_path, "text_repr=ct,st", "image_repr=si,li", "limit=2")
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out
+    runs = sorted((tmp_path / "out" / "runs" / "demo").iterdir())
+    assert len(runs) == 4
+    combos = set()
+    for run in runs:
+        metrics = json.loads((run / "metrics.json").read_text())
+        assert metrics["n_questions"] == 2
+        cfg = (run / "config.yaml").read_text()
+        combos.add((cfg.split("text_repr:\n  name: ")[1][:2], cfg.split("image_repr:\n  name: ")[1][:2]))
+    assert combos == {("ct", "si"), ("ct", "li"), ("st", "si"), ("st", "li")}
+
+
+def test_cancelled_job_is_reported_failed_not_waited_on(cluster, tmp_path):
+    # SmolLM2 over every demo question keeps the job busy long enough to cancel it
+    proc = _grid(cluster, tmp_path, "generator=smollm2", "name=cancel_me", "hydra.launcher.name=cancel_me")
+    deadline = time.time() + 300
+    job = ""
+    while time.time() < deadline and not job:
+        job = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-n", "cancel_me", "-o", "%i"], env=cluster,
+                             capture_output=True, text=True).stdout.strip()
+        time.sleep(1)
+    assert job, "the grid's job never started"
+    subprocess.run(["scancel", job.split()[0]], env=cluster, check=True)
+    out, _ = proc.communicate(timeout=180)   # would hang forever if the state were invisible
+    assert proc.returncode != 0
+    assert "CANCELLED" in out, out[-3000:]
