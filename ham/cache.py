@@ -63,3 +63,31 @@ class FolderCache:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return final, False
+
+
+class KeyedStore:
+    """Results of model calls (summaries, image descriptions), one small JSON file per key under
+    ``<cache root>/<kind>/<key[:2]>/<key>.json``. One file per key (written to a temporary name,
+    then renamed) lets many grid cells share a store without locks or torn lines."""
+
+    def __init__(self, root: str | Path, kind: str) -> None:
+        self.folder = Path(root) / kind
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        path = self._path(key)
+        if not path.exists():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None  # an unreadable entry is recomputed and overwritten
+
+    def put(self, key: str, record: dict) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
+        tmp.write_text(json.dumps(record, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)

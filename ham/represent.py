@@ -1,20 +1,28 @@
-"""What gets embedded for each evidence unit: every representation variant in one place.
+"""What gets embedded for each evidence unit: every representation variant, in this one file.
 
-Text   ``ct``  hierarchy-aware: document title, heading path, section context, content, neighbours
-       ``st``  isolated: the content alone
-Image  ``si``  source position, heading path, caption/alt, nearby text, context-aware description
-       ``li``  local: caption/alt and nearby text, no description
-Each is a field-structured prompt; the exact strings are pinned by golden tests.
+Text   ``ct``         hierarchy-aware (paper 3.2, Figure 2): document title, heading path, the
+                      content, subsection summary, section summary, neighbouring evidence
+       ``st``         isolated: the content alone
+       ``flat_text``  the baselines' raw chunk: the same string as ``st`` (so the two share one index)
+Image  ``si``         image reference, source position, document, heading path, caption or alt,
+                      nearby text, context-aware description, subsection and section summaries
+       ``li``         local: caption or alt and nearby text, no description
+       ``flat_image`` the baselines' caption only (caption, else alt, else the image reference)
+
+Each is a field-structured prompt ("Name: value" lines, empty fields left out). Short position
+fields come first and the content before the summaries, so a short encoder window (MiniLM: 256
+tokens) truncates context, never the content. ``ham-show-unit`` prints any unit's string; golden
+tests pin them. Summaries: ``ham.summarise``; descriptions: ``ham.describe``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from ham.describe import DescriptionFile
 from ham.units import EvidenceUnit, words
 
 NEARBY_WORDS = 40
+TEMPLATE_VERSION = "2"
 
 
 def _fields(pairs: list[tuple[str, str]]) -> str:
@@ -32,61 +40,90 @@ def _neighbours(unit: EvidenceUnit) -> str:
     return " | ".join(p for p in parts if p)
 
 
-def text_ct(unit: EvidenceUnit, descriptions: DescriptionFile | None = None) -> str:
-    return _fields([("Document", unit.doc_title),
-                    ("Path", " > ".join(unit.full_path[1:])),
-                    ("Section context", unit.ancestors.get("section_context", "")),
-                    ("Content", unit.content),
-                    ("Neighbouring evidence", _neighbours(unit))])
-
-
-def text_st(unit: EvidenceUnit, descriptions: DescriptionFile | None = None) -> str:
-    return unit.content
-
-
-def image_li(unit: EvidenceUnit, descriptions: DescriptionFile | None = None) -> str:
-    return _fields([("Caption", unit.caption or unit.alt), ("Nearby text", _neighbours(unit))])
-
-
-def image_si(unit: EvidenceUnit, descriptions: DescriptionFile | None = None) -> str:
-    description = descriptions.get(unit.image_path) if descriptions else None
-    return _fields([("Image", unit.image or ""),
-                    ("Position", position(unit)),
-                    ("Document", unit.doc_title),
-                    ("Path", " > ".join(unit.full_path[1:])),
-                    ("Caption", unit.caption or unit.alt),
-                    ("Nearby text", _neighbours(unit)),
-                    ("Description", description or "")])
-
-
-TEXT_REPRESENTATIONS: dict[str, Callable] = {"ct": text_ct, "st": text_st}
-IMAGE_REPRESENTATIONS: dict[str, Callable] = {"si": image_si, "li": image_li}
+def _path(unit: EvidenceUnit) -> str:
+    return " > ".join(unit.full_path[1:])
 
 
 @dataclass
+class Context:
+    """What a template may use beyond the unit: section summaries and image descriptions."""
+
+    summaries: object | None = None      # ham.summarise.Summaries
+    descriptions: object | None = None   # ham.describe.Descriptions or DescriptionFile
+
+    def summaries_of(self, unit: EvidenceUnit) -> tuple[str, str]:
+        return self.summaries.of(unit) if self.summaries is not None else ("", "")
+
+    def description_of(self, unit: EvidenceUnit) -> str:
+        if self.descriptions is None:
+            return ""
+        lookup = getattr(self.descriptions, "of", None)
+        found = lookup(unit) if lookup else self.descriptions.get(unit.image_path)
+        return found or ""
+
+
+def text_ct(unit: EvidenceUnit, ctx: Context) -> str:
+    section, subsection = ctx.summaries_of(unit)
+    return _fields([("Document", unit.doc_title), ("Path", _path(unit)), ("Content", unit.content),
+                    ("Subsection summary", subsection), ("Section summary", section),
+                    ("Neighbouring evidence", _neighbours(unit))])
+
+
+def text_st(unit: EvidenceUnit, ctx: Context) -> str:
+    return unit.content
+
+
+def image_si(unit: EvidenceUnit, ctx: Context) -> str:
+    section, subsection = ctx.summaries_of(unit)
+    return _fields([("Image", unit.image or ""), ("Position", position(unit)), ("Document", unit.doc_title),
+                    ("Path", _path(unit)), ("Caption", unit.caption or unit.alt),
+                    ("Nearby text", _neighbours(unit)), ("Description", ctx.description_of(unit)),
+                    ("Subsection summary", subsection), ("Section summary", section)])
+
+
+def image_li(unit: EvidenceUnit, ctx: Context) -> str:
+    return _fields([("Caption", unit.caption or unit.alt), ("Nearby text", _neighbours(unit))])
+
+
+def image_flat(unit: EvidenceUnit, ctx: Context) -> str:
+    return unit.caption or unit.alt or unit.image or ""
+
+
+TEXT_REPRESENTATIONS: dict[str, Callable[[EvidenceUnit, Context], str]] = {
+    "ct": text_ct, "st": text_st, "flat_text": text_st}
+IMAGE_REPRESENTATIONS: dict[str, Callable[[EvidenceUnit, Context], str]] = {
+    "si": image_si, "li": image_li, "flat_image": image_flat}
+USES_SUMMARIES = {"ct", "si"}
+USES_DESCRIPTIONS = {"si"}
+
+
 class Representer:
     """Serialises units under the configured text and image variants."""
 
-    text: str = "ct"
-    image: str = "si"
-    descriptions: DescriptionFile | None = None
+    def __init__(self, text: str = "ct", image: str = "si", descriptions=None, summaries=None) -> None:
+        if text not in TEXT_REPRESENTATIONS:
+            raise ValueError(f"unknown text representation {text!r}; known: {sorted(TEXT_REPRESENTATIONS)}")
+        if image not in IMAGE_REPRESENTATIONS:
+            raise ValueError(f"unknown image representation {image!r}; known: {sorted(IMAGE_REPRESENTATIONS)}")
+        self.text, self.image = text, image
+        self.context = Context(summaries, descriptions)
 
-    def __post_init__(self) -> None:
-        if self.text not in TEXT_REPRESENTATIONS:
-            raise ValueError(f"unknown text representation {self.text!r}; known: {sorted(TEXT_REPRESENTATIONS)}")
-        if self.image not in IMAGE_REPRESENTATIONS:
-            raise ValueError(f"unknown image representation {self.image!r}; known: {sorted(IMAGE_REPRESENTATIONS)}")
+    @property
+    def descriptions(self):
+        return self.context.descriptions
 
     def __call__(self, unit: EvidenceUnit) -> str:
         if unit.modality == "image":
-            return IMAGE_REPRESENTATIONS[self.image](unit, self.descriptions)
-        return TEXT_REPRESENTATIONS[self.text](unit, self.descriptions)
+            return IMAGE_REPRESENTATIONS[self.image](unit, self.context)
+        return TEXT_REPRESENTATIONS[self.text](unit, self.context)
 
-    def key(self) -> dict:
-        """What identifies these strings in a cache key."""
-        return {"text": self.text, "image": self.image,
-                "descriptions": self.descriptions.model_id if self.descriptions else "none",
-                "template_version": TEMPLATE_VERSION}
+    def name_for(self, modality: str) -> str:
+        return self.image if modality == "image" else self.text
 
-
-TEMPLATE_VERSION = "1"
+    def key(self, modality: str) -> dict:
+        """What produced one modality's strings (recorded with its index)."""
+        name = self.name_for(modality)
+        summaries = self.context.summaries
+        return {"name": name, "template_version": TEMPLATE_VERSION,
+                "summaries": summaries.stats.backend if name in USES_SUMMARIES and summaries is not None else None,
+                "descriptions": getattr(self.descriptions, "model_id", None) if name in USES_DESCRIPTIONS else None}

@@ -60,6 +60,15 @@ class EvidenceUnit:
     def doc_title(self) -> str:
         return self.ancestors.get("doc_title", "")
 
+    def section_ids(self) -> tuple[str | None, str | None]:
+        """(section, subsection) node ids: the subsection is the nearest enclosing section node, the
+        section the one enclosing that (procedural steps roll up into their section). A unit directly
+        inside a top-level section has a section only; one outside every section has neither."""
+        sections = [step["id"] for step in self.path if step["kind"] in ("section", "subsection")]
+        if len(sections) < 2:
+            return (sections[0] if sections else None), None
+        return sections[-2], sections[-1]
+
     def to_dict(self) -> dict:
         return asdict(self)
 

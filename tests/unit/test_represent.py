@@ -3,8 +3,11 @@ import json
 
 import pytest
 
-from ham.describe import DescriptionFile
+from ham.cache import KeyedStore
+from ham.calls import CallStats
+from ham.describe import DescriptionFile, Descriptions
 from ham.represent import Representer
+from ham.summarise import LeadSummariser, Summaries, summarise_sections
 from ham.units import build_units
 
 
@@ -14,37 +17,86 @@ def units(manual_doc):
 
 
 @pytest.fixture
+def summaries():
+    # manual:1 is "1. Installation", manual:5 its subsection "1.1. Wiring", manual:12 "2. Maintenance"
+    return Summaries({"manual:1": "Installing the pump.", "manual:5": "Wiring the motor.",
+                      "manual:12": "Routine checks."}, CallStats("test"))
+
+
+@pytest.fixture
 def descriptions(tmp_path):
     path = tmp_path / "desc.jsonl"
     path.write_text(json.dumps({"image": "img/mains.png", "description": "A red rotary mains isolator."}) + "\n")
     return DescriptionFile(path)
 
 
-def test_ct_and_st(units):
-    unit = units["Install the pump on a level concrete base."]
-    assert Representer("ct", "si")(unit) == (
+def test_ct_with_section_and_subsection_summaries(units, summaries):
+    step = units["Switch off the mains supply."]
+    assert Representer("ct", "si", summaries=summaries)(step) == (
+        "Document: Pump Manual\n"
+        "Path: 1. Installation > 1.1. Wiring > Step 1\n"
+        "Content: Switch off the mains supply.\n"
+        "Subsection summary: Wiring the motor.\n"
+        "Section summary: Installing the pump.")
+    top = units["Install the pump on a level concrete base."]   # directly in a top-level section
+    assert Representer("ct", "si", summaries=summaries)(top) == (
         "Document: Pump Manual\n"
         "Path: 1. Installation\n"
         "Content: Install the pump on a level concrete base.\n"
+        "Section summary: Installing the pump.\n"
         "Neighbouring evidence: Figure 1. The concrete base with anchor bolts.")
-    assert Representer("st", "si")(unit) == "Install the pump on a level concrete base."
-    oil = units["Check the oil level every month."]
-    assert Representer("ct", "si")(oil) == (
-        "Document: Pump Manual\nPath: 2. Maintenance\nContent: Check the oil level every month.")
 
 
-def test_si_with_description_and_li_without(units, descriptions):
+def test_st_and_flat_text_are_the_content_alone(units, summaries):
+    unit = units["Install the pump on a level concrete base."]
+    assert Representer("st", "si", summaries=summaries)(unit) == "Install the pump on a level concrete base."
+    assert Representer("flat_text", "flat_image")(unit) == Representer("st", "li")(unit)
+
+
+def test_si_with_description_and_summaries_li_without(units, descriptions, summaries):
     mains = units["img/mains.png"]
-    assert Representer("ct", "si", descriptions)(mains) == (
+    assert Representer("ct", "si", descriptions, summaries)(mains) == (
         "Image: img/mains.png\n"
         "Position: manual.md, item 8\n"
         "Document: Pump Manual\n"
         "Path: 1. Installation > 1.1. Wiring > Step 1\n"
         "Caption: mains switch\n"
         "Nearby text: Switch off the mains supply.\n"
-        "Description: A red rotary mains isolator.")
-    assert Representer("ct", "li", descriptions)(mains) == (
+        "Description: A red rotary mains isolator.\n"
+        "Subsection summary: Wiring the motor.\n"
+        "Section summary: Installing the pump.")
+    assert Representer("ct", "li", descriptions, summaries)(mains) == (
         "Caption: mains switch\nNearby text: Switch off the mains supply.")
+
+
+def test_si_without_a_description_leaves_the_field_out(units, descriptions):
+    oil = units["img/oil.png"]
+    assert Representer("ct", "si", descriptions)(oil) == (
+        "Image: img/oil.png\nPosition: manual.md, item 13\nDocument: Pump Manual\nPath: 2. Maintenance\n"
+        "Caption: oil sight glass\nNearby text: Check the oil level every month.")
+
+
+def test_si_prefers_a_per_unit_description(units):
+    mains = units["img/mains.png"]
+    per_unit = Descriptions({mains.unit_id: "Isolator in the OFF position."}, "test")
+    assert Representer("ct", "si", per_unit)(mains).endswith("Description: Isolator in the OFF position.")
+
+
+def test_flat_image_is_the_caption_else_alt_else_reference(units):
+    rep = Representer("flat_text", "flat_image")
+    assert rep(units["img/base.png"]) == "Figure 1. The concrete base with anchor bolts."   # linked caption
+    assert rep(units["img/mains.png"]) == "mains switch"                                  # alt text
+    bare = units["img/oil.png"]
+    bare.alt = ""
+    assert rep(bare) == "img/oil.png"
+
+
+def test_lead_summaries_feed_ct(manual_doc):
+    units = build_units(manual_doc)
+    lead = summarise_sections([manual_doc], units, LeadSummariser(sentences=1, max_words=5), KeyedStore("/unused", "x"))
+    wiring_step = next(u for u in units if u.content == "Open the terminal cover.")
+    assert lead.of(wiring_step) == ("Install the pump on a …", "Connect the motor leads to …")
+    assert "Subsection summary: Connect the motor leads to …" in Representer("ct", "si", summaries=lead)(wiring_step)
 
 
 def test_section_context_excludes_the_unit_itself(units):
@@ -58,3 +110,10 @@ def test_section_context_excludes_the_unit_itself(units):
 def test_unknown_variant_is_rejected():
     with pytest.raises(ValueError, match="unknown text representation 'xt'"):
         Representer("xt", "si")
+    with pytest.raises(ValueError, match="unknown image representation 'xi'"):
+        Representer("ct", "xi")
+
+
+def test_missing_description_file_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.jsonl"):
+        DescriptionFile(tmp_path / "nope.jsonl")

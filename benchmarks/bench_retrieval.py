@@ -1,0 +1,113 @@
+"""Retrieval overhead: p50 per query of ``Retriever.ranked`` (plain hybrid ranking, text and image
+indexes, k_t=15 and k_v=10) over a raw faiss search plus BM25 scoring on the same indexes, with
+the query already embedded and tokenised on both sides. Target: <= 1.2. The p50 including query
+encoding is printed too. Uses the demo run's indexes from the shared cache, or ``--synthetic N``
+units (the fixed per-query cost of fusion, ~50 us, dominates on the 347-unit demo).
+
+    .venv/bin/python benchmarks/bench_retrieval.py [--repeat 20] [OVERRIDE ...]
+    .venv/bin/python benchmarks/bench_retrieval.py --synthetic 100000
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from ham.cache import FolderCache  # noqa: E402
+from ham.cli import compose_config  # noqa: E402
+from ham.corpus import load_corpus  # noqa: E402
+from ham.indexing import make_retriever, prepare  # noqa: E402
+from ham.paths import resolve_path  # noqa: E402
+from ham.questions import load_questions  # noqa: E402
+
+
+def raw_search(index, query, k: int, pool: int):
+    """What any hybrid retriever must do at least: faiss top-pool and BM25 scores of every unit."""
+    _, ids = index.dense.search(query.dense.reshape(1, -1), min(pool, len(index)))
+    sparse = index.sparse_scores(query)
+    return ids, np.argpartition(-sparse, min(pool, len(index)) - 1)[:pool]
+
+
+def p50s(fns, queries, repeat: int) -> list[float]:
+    """Median seconds per call of each function, calls interleaved query by query so that load
+    from other processes falls on all of them alike."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for q in queries:
+            for fn, out in zip(fns, times):
+                start = time.perf_counter()
+                fn(q)
+                out.append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
+
+
+def demo_retriever(overrides: list[str]):
+    cfg = compose_config(["progress=false", *overrides])
+    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
+    questions, _ = load_questions(resolve_path(cfg.dataset.questions))
+    return make_retriever(cfg, corpus, prepare(cfg, corpus, cache)), [q.question for q in questions]
+
+
+def synthetic_retriever(n: int, cache_root: Path):
+    """``n`` synthetic units (bench_scaling's documents, its static encoder), indexed once into
+    ``cache_root`` and reused after; queries are 60 of the section headings."""
+    from bench_scaling import static_encoder_folder, synthetic_documents
+
+    from ham.corpus import Corpus
+    from ham.describe import Descriptions
+    from ham.encode import SentenceTransformerEncoder
+    from ham.indexing import build_indexes
+    from ham.represent import Representer
+    from ham.retrieve import Retriever
+    from ham.units import build_corpus_units
+
+    docs = synthetic_documents(n)
+    corpus = Corpus(cache_root, f"synthetic-{n}", docs, build_corpus_units(docs)[:n], {})
+    encoder = SentenceTransformerEncoder(str(static_encoder_folder(cache_root / "static-minilm")), batch_size=256)
+    indexes, _ = build_indexes(corpus, Representer("st", "li", Descriptions({}, "none")), encoder,
+                               FolderCache(cache_root / "cache"))
+    headings = [u.path[1]["title"] for u in corpus.units if len(u.path) > 1]
+    return Retriever(corpus, indexes, encoder), headings[:: max(1, len(headings) // 60)][:60]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--synthetic", type=int, help="N synthetic units instead of the demo corpus")
+    parser.add_argument("--cache", default="outputs/cache/bench-retrieval", help="for --synthetic")
+    args, overrides = parser.parse_known_args()
+    if args.synthetic:
+        retriever, texts = synthetic_retriever(args.synthetic, Path(args.cache) / str(args.synthetic))
+    else:
+        retriever, texts = demo_retriever(overrides)
+    queries = [retriever.query(t) for t in texts]   # embedded once; loads the model
+    k_t, k_v, pool = retriever.k_t, retriever.k_v, retriever.pool
+
+    def ham(q):
+        retriever.ranked("text", q, k_t)
+        retriever.ranked("image", q, k_v)
+
+    def raw(q):
+        raw_search(retriever.indexes["text"], q, k_t, pool)
+        raw_search(retriever.indexes["image"], q, k_v, pool)
+
+    raw(queries[0]), ham(queries[0])   # warm up
+    t_raw, t_ham = p50s([raw, ham], queries, args.repeat)
+    t_full = p50s([lambda q: retriever.retrieve(q.text)], queries, max(1, args.repeat // 4))[0]
+    sizes = {m: len(i) for m, i in retriever.indexes.items()}
+    print(f"{len(queries)} queries x {args.repeat}; units {sizes}; flat, {retriever.mode}, pool {pool}")
+    print(f"raw faiss + sparse p50: {t_raw * 1e3:.3f} ms   ham ranked p50: {t_ham * 1e3:.3f} ms")
+    print(f"ratio retrieval / raw search: {t_ham / t_raw:.3f}   (target <= 1.2)")
+    print(f"with query encoding (Retriever.retrieve) p50: {t_full * 1e3:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""The offline stage (paper 3.2, Figure 2a): section summaries and image descriptions, the strings
+each representation embeds, embeddings and indexes, all cached under the cache root and shared by
+every run of a grid.
+
+Cache entries (``<cache root>/<kind>/<key>/``), each keyed by what determines its content:
+
+  embeddings/  dense.npy (+ sparse.npz for BGE-M3), ids.json   key: the exact strings embedded
+                                                                (unit ids + texts) x encoder id@revision
+  bm25/        the bm25s index                                 key: the exact strings
+  index/       dense.faiss, meta.json                          key: embeddings key x index config
+  summaries/, descriptions/   one JSON per model call          key: model id x prompt version x inputs
+
+Keying on the strings themselves, rather than on names, covers the corpus content, the
+representation config, its template version, and the summaries and descriptions inside the
+strings: change any of them and the key changes; change only the generator, method, budget or
+retrieval mode and every entry is reused. The strings are recomputed on each run (cheap: the
+model calls behind summaries and descriptions are cached). ``meta.json`` records the corpus
+hash, the representation config and the encoder id; an index is never searched with another
+encoder (``Retriever`` raises an error naming both).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from ham.cache import FolderCache, KeyedStore, key_of
+from ham.corpus import Corpus
+from ham.describe import Descriptions, describe_images
+from ham.encode import BatchedEncoder
+from ham.index import BM25Sparse, FaissSpec, FlatSpec, HybridIndex, LexicalSparse
+from ham.paths import resolve_path
+from ham.represent import Representer
+from ham.retrieve import Retriever
+from ham.summarise import Summaries, summarise_sections
+
+log = logging.getLogger("ham.indexing")
+INDEX_VERSION = "2"
+
+
+def strings_digest(unit_ids: list[str], texts: list[str]) -> str:
+    h = hashlib.sha256()
+    for unit_id, text in zip(unit_ids, texts):
+        h.update(unit_id.encode() + b"\0" + text.encode() + b"\0")
+    return h.hexdigest()[:24]
+
+
+def index_modality(units: list, modality: str, representer: Representer, encoder: BatchedEncoder,
+                   spec: FaissSpec, cache: FolderCache, corpus_hash: str = "") -> tuple[HybridIndex, dict]:
+    """Embed and index one modality's units under the representer, reusing the cache."""
+    started = time.perf_counter()
+    ids, texts = [u.unit_id for u in units], [representer(u) for u in units]
+    meta = {"corpus": corpus_hash, "modality": modality, "representation": representer.key(modality)}
+    index, info = index_strings(ids, texts, encoder, spec, cache, meta)
+    info["seconds"] = round(time.perf_counter() - started, 3)
+    return index, info
+
+
+def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spec: FaissSpec,
+                  cache: FolderCache, meta: dict | None = None) -> tuple[HybridIndex, dict]:
+    """Embeddings, sparse side and faiss index of exact strings, each reused from the cache when
+    present (keys: module docstring). ``meta`` is recorded with them."""
+    digest = strings_digest(ids, texts)
+    meta = {**(meta or {}), "encoder": encoder.model_id, "strings": digest}
+
+    def embed(folder: Path) -> None:
+        encoder.encode_to(texts, folder, desc=f"{meta.get('modality', '')} units")
+        (folder / "ids.json").write_text(json.dumps(ids))
+        (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+
+    ekey = key_of(["embeddings", digest, encoder.model_id, INDEX_VERSION])
+    efolder, e_reused = cache.get_or_build("embeddings", ekey, embed)
+    sparse_folder, sparse_kind = efolder, LexicalSparse.kind
+    if not encoder.has_sparse:
+        sparse_kind = BM25Sparse.kind
+        sparse_folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION]),
+                                              lambda folder: BM25Sparse.build(texts).save(folder) if texts else None)
+
+    def build(folder: Path) -> None:
+        import faiss
+        import numpy as np
+
+        vectors = np.load(efolder / "dense.npy", mmap_mode="r")
+        faiss.write_index(spec.build(vectors), str(folder / "dense.faiss"))
+        (folder / "meta.json").write_text(json.dumps(dict(meta, index=spec.params(), sparse=sparse_kind,
+                                                          embeddings=ekey, size=len(ids), dim=int(vectors.shape[1])),
+                                                     indent=2, sort_keys=True))
+
+    ikey = key_of(["index", ekey, spec.params(), sparse_kind, INDEX_VERSION])
+    ifolder, reused = cache.get_or_build("index", ikey, build)
+    index = HybridIndex.load(ifolder, efolder, sparse_folder, spec)
+    index.check_encoder(encoder.model_id)
+    info = {"key": ikey, "reused": reused, "embeddings_key": ekey, "embeddings_reused": e_reused,
+            "size": len(index), "index": spec.params(), "sparse": sparse_kind}
+    return index, info
+
+
+def build_indexes(corpus: Corpus, representer: Representer, encoder: BatchedEncoder, cache: FolderCache,
+                  spec: FaissSpec | None = None) -> tuple[dict[str, HybridIndex], dict]:
+    """One index per modality, keyed as the module docstring says."""
+    indexes, info = {}, {}
+    for modality in ("text", "image"):
+        indexes[modality], info[modality] = index_modality(corpus.of_modality(modality), modality, representer,
+                                                           encoder, spec or FlatSpec(), cache, corpus.content_hash)
+    return indexes, info
+
+
+@dataclass
+class Prepared:
+    representer: Representer
+    encoder: BatchedEncoder
+    indexes: dict[str, HybridIndex]
+    info: dict
+    descriptions: Descriptions
+
+
+def _describer(cfg: DictConfig):
+    return instantiate(cfg.describer, _convert_="all") if cfg.describer.get("_target_") else None
+
+
+def prepare_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> tuple[Representer, dict]:
+    """Summaries and descriptions (cached model calls), and the representer that uses them."""
+    info: dict = {"seconds": {}}
+    started = time.perf_counter()
+    summaries = Summaries({}, None)
+    text_repr, image_repr = cfg.text_repr.name, cfg.image_repr.name
+    if {text_repr, image_repr} & {"ct", "si"}:
+        summariser = instantiate(cfg.summariser, _convert_="all")
+        summaries = summarise_sections(corpus.documents, corpus.units, summariser,
+                                       KeyedStore(cache.root, "summaries"), progress=cfg.progress)
+        info["summaries"] = summaries.stats.to_dict()
+    info["seconds"]["summaries"] = round(time.perf_counter() - started, 3)
+    started = time.perf_counter()
+    descriptions = describe_images(corpus.units, corpus.root, _describer(cfg), KeyedStore(cache.root, "descriptions"),
+                                   progress=cfg.progress)
+    info["seconds"]["descriptions"] = round(time.perf_counter() - started, 3)
+    if descriptions.stats is not None:
+        info["descriptions"] = descriptions.stats.to_dict()
+    representer = Representer(text_repr, image_repr, descriptions, summaries if summaries.stats else None)
+    images = corpus.of_modality("image")
+    missing = [u.unit_id for u in images if not descriptions.of(u)] if image_repr == "si" else []
+    info["si_fallback_images"] = len(missing)
+    if missing:
+        log.warning("si: %d of %d images have no context-aware description (%s); they are represented "
+                    "without one", len(missing), len(images), descriptions.model_id)
+    return representer, info
+
+
+def prepare(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> Prepared:
+    """Everything the online stage needs: representer, encoder and one index per modality."""
+    representer, info = prepare_representer(cfg, corpus, cache)
+    encoder = instantiate(cfg.encoder)
+    started = time.perf_counter()
+    indexes, index_info = build_indexes(corpus, representer, encoder, cache, instantiate(cfg.index))
+    info.update(index_info)
+    info["seconds"]["index"] = round(time.perf_counter() - started, 3)
+    info["summary_failures"] = info.get("summaries", {}).get("failed", 0)
+    info["description_failures"] = info.get("descriptions", {}).get("failed", 0)
+    return Prepared(representer, encoder, indexes, info, representer.descriptions)
+
+
+def make_retriever(cfg: DictConfig, corpus: Corpus, prepared: Prepared) -> Retriever:
+    r = cfg.retrieval
+    ranker = instantiate(r.ranker, _convert_="all") if r.get("ranker") else None
+    return Retriever(corpus, prepared.indexes, prepared.encoder, k_t=r.k_t, k_v=r.k_v, mode=r.mode,
+                     dense_weight=r.dense_weight, pool=r.pool, ranker=ranker)
+
+
+def index_corpus(cfg: DictConfig) -> dict:
+    """``ham-index``: ingest, summaries, descriptions, embeddings and indexes, no questions."""
+    from ham.corpus import load_corpus
+
+    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
+    prepared = prepare(cfg, corpus, cache)
+    return {"corpus": str(corpus.root), "corpus_hash": corpus.content_hash, "units": len(corpus.units),
+            "encoder": prepared.encoder.model_id, "cache_root": str(cache.root), **prepared.info}

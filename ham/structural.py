@@ -1,0 +1,131 @@
+"""Structural retrieval: score sections from their units, then return the best units of the best
+sections together (beyond the paper, which uses the hierarchy only inside each unit's
+representation). Enabled by ``retrieval=structural``; ``Retriever`` calls ``rank`` per modality.
+
+1. Plain hybrid search gives a candidate pool; each candidate's fused score is min-max scaled
+   over the pool to ``f`` in [0, 1].
+2. Each unit belongs to its nearest section node (procedural steps roll up into their section).
+   A section's score is a decaying sum of its best candidates' scores,
+   ``S = w_1 f_(1) + w_2 f_(2) + ...`` (default weights 1, 0.5), so a section where several
+   units match outranks one stray match elsewhere.
+3. Every unit of the ``expand`` best sections joins the pool and the pool is scored again, so a
+   step that shares no words with the question can still come with its procedure.
+4. Each unit's ranking score becomes ``(1 - section_weight) f + section_weight S / max S``.
+   Walking units in that order, the first unit of a section not yet shown brings its section's
+   group: the section's units (at most ``per_section``) whose own ``f`` is at least
+   ``min_ratio`` times the best one's, in score order (``order=source``: in document order, so
+   the steps of a procedure read in sequence). Right after the group come its parent and child
+   sections whose score is at least ``family_ratio`` times its own, so a parent section and its
+   child arrive as one group. Units not taken into a group follow in ranking order.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ham.index import HybridIndex, Query, Scored, _minmax
+from ham.units import EvidenceUnit
+
+
+@dataclass
+class SectionMap:
+    """Which section each indexed row belongs to, each section's rows, and the section tree."""
+
+    section_of: list[str]
+    rows_of: dict[str, list[int]]
+    parent_of: dict[str, str | None]
+    children_of: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    @classmethod
+    def of(cls, index: HybridIndex, units: dict[str, EvidenceUnit]) -> "SectionMap":
+        section_of, rows_of, parent_of = [], defaultdict(list), {}
+        for row, unit_id in enumerate(index.unit_ids):
+            unit = units[unit_id]
+            section, subsection = unit.section_ids()
+            own = subsection or section or unit.path[0]["id"]
+            section_of.append(own)
+            rows_of[own].append(row)
+            parent_of.setdefault(own, section if subsection else None)
+        out = cls(section_of, dict(rows_of), parent_of)
+        for child, parent in parent_of.items():
+            if parent is not None:
+                out.children_of[parent].append(child)
+        return out
+
+
+class SectionRanker:
+    def __init__(self, per_section: int = 15, weights: Sequence[float] = (1.0, 0.5), expand: int = 2,
+                 section_weight: float = 0.3, min_ratio: float = 0.7, family_ratio: float = 0.5,
+                 order: str = "score") -> None:
+        if order not in ("source", "score"):
+            raise ValueError(f"structural retrieval: order must be 'source' or 'score', not {order!r}")
+        self.per_section, self.weights, self.expand = per_section, list(weights), expand
+        self.section_weight, self.min_ratio, self.family_ratio, self.order = section_weight, min_ratio, family_ratio, order
+        self._maps: dict[int, SectionMap] = {}
+
+    def _map(self, index: HybridIndex, units: dict[str, EvidenceUnit]) -> SectionMap:
+        if id(index) not in self._maps:
+            self._maps[id(index)] = SectionMap.of(index, units)
+        return self._maps[id(index)]
+
+    def section_scores(self, own: np.ndarray, sections: list[str]) -> dict[str, float]:
+        by_section: dict[str, list[float]] = defaultdict(list)
+        for f, section in zip(own, sections):
+            by_section[section].append(float(f))
+        return {sec: sum(w * f for w, f in zip(self.weights, sorted(fs, reverse=True)))
+                for sec, fs in by_section.items()}
+
+    def rank(self, index: HybridIndex, query: Query, k: int, units: dict[str, EvidenceUnit],
+             mode: str = "hybrid", pool: int = 100, dense_weight: float = 0.7) -> list[Scored]:
+        if len(index) == 0 or k <= 0:
+            return []
+        smap = self._map(index, units)
+        scored = index.search(query, None, mode, pool, dense_weight)
+        if self.expand:
+            sections = [smap.section_of[index.row_of[s.unit_id]] for s in scored]
+            first = self.section_scores(_minmax(np.array([s.score for s in scored])), sections)
+            best = sorted(first, key=lambda sec: -first[sec])[: self.expand]
+            extra = [row for sec in best for row in smap.rows_of[sec]]
+            scored = index.search(query, None, mode, pool, dense_weight, extra=extra)
+        return self.group(scored, smap, index, units)[:k]
+
+    def group(self, scored: list[Scored], smap: SectionMap, index: HybridIndex,
+              units: dict[str, EvidenceUnit]) -> list[Scored]:
+        """Reorder one query's scored candidates into section groups (steps 2 and 4 above)."""
+        own = _minmax(np.array([s.score for s in scored], dtype=np.float64))
+        sections = [smap.section_of[index.row_of[s.unit_id]] for s in scored]
+        score_of = self.section_scores(own, sections)
+        top = max(score_of.values()) or 1.0
+        ranking = [((1 - self.section_weight) * f + self.section_weight * score_of[sec] / top, i)
+                   for i, (f, sec) in enumerate(zip(own, sections))]
+        ranking.sort(key=lambda t: (-t[0], t[1]))  # ties: the better plain rank first
+        members: dict[str, list[int]] = defaultdict(list)
+        for _, i in ranking:
+            members[sections[i]].append(i)
+        out: list[int] = []
+        emitted: set[str] = set()
+
+        def emit(section: str) -> None:
+            emitted.add(section)
+            best = members[section][: self.per_section]
+            group = [best[0]] + [i for i in best[1:] if own[i] >= self.min_ratio * own[best[0]]]
+            if self.order == "source":
+                group.sort(key=lambda i: units[scored[i].unit_id].order)
+            out.extend(group)
+
+        for _, i in ranking:
+            section = sections[i]
+            if section in emitted:
+                continue
+            emit(section)
+            for relative in [smap.parent_of.get(section)] + list(smap.children_of.get(section, [])):
+                if relative in members and relative not in emitted \
+                        and score_of[relative] >= self.family_ratio * score_of[section]:
+                    emit(relative)
+        taken = set(out)
+        out += [i for _, i in ranking if i not in taken]
+        new_score = {i: s for s, i in ranking}
+        return [Scored(scored[i].unit_id, float(new_score[i]), scored[i].dense, scored[i].sparse) for i in out]

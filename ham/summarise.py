@@ -1,0 +1,175 @@
+"""Section and subsection summaries for the ``ct`` and ``si`` representations (paper, Figure 2:
+"TextChunk / Subsection Summary / Section Summary").
+
+For a unit, the *subsection* is its nearest enclosing section node and the *section* is the one
+enclosing that (procedural steps roll up into their section). A unit directly inside a top-level
+section has a section summary only. Only the sections some unit needs are summarised.
+
+Backends (``conf/summariser/``):
+  ``lead``    offline default, model-free: the section's lead sentences (extractive)
+  ``openai``  any OpenAI-compatible server through ``ham.chat.ChatClient``
+  ``hf``      a local transformers causal LM, batched
+Model calls are cached by (model id, prompt version, section input); a failed call falls back to
+the lead summary and is counted (see ``ham.calls``).
+"""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ham.backends import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
+from ham.cache import KeyedStore
+from ham.calls import CallResult, CallStats, Request, run_cached
+from ham.chat import ChatClient
+from ham.document import Document, Node
+from ham.units import EvidenceUnit
+
+log = logging.getLogger("ham.summarise")
+PROMPT_VERSION = "section-summary-v1"
+PROMPT = ("Document: {doc}\nSection: {path}\n\n{text}\n\n"
+          "Summarise what this section covers in at most {max_words} words, in one or two plain "
+          "sentences. Keep the section's own terms (menu and account names, numbers). "
+          "Answer with the summary only.")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
+
+
+@dataclass
+class SectionInput:
+    node_id: str
+    doc_title: str
+    path: list[str]
+    text: str
+
+    def prompt(self, max_words: int) -> str:
+        return PROMPT.format(doc=self.doc_title, path=" > ".join(self.path), text=self.text, max_words=max_words)
+
+
+def _subtree_text(node: Node, max_words: int) -> str:
+    out: list[str] = []
+    n = 0
+    for leaf in node.walk():
+        if leaf.kind in ("text", "table") and leaf.text and leaf.caption_of is None:  # captions describe images
+            toks = leaf.text.split()
+            out.append(" ".join(toks[: max_words - n]))
+            n += len(toks)
+            if n >= max_words:
+                break
+    return "\n".join(out)
+
+
+def section_inputs(documents: Iterable[Document], needed: set[str], max_input_words: int = 1500) -> list[SectionInput]:
+    """The text of every needed section node: its subtree's text and table leaves in source order
+    (figure captions left out), capped at ``max_input_words``."""
+    inputs = []
+    for doc in documents:
+        for node_id, path in doc.paths().items():
+            if node_id in needed:
+                heads = [n.title for n in path[1:] if n.title]
+                inputs.append(SectionInput(node_id, doc.title, heads, _subtree_text(path[-1], max_input_words)))
+    return inputs
+
+
+def lead_sentences(text: str, sentences: int, max_words: int) -> str:
+    """The first ``sentences`` sentences of ``text``, cut to ``max_words`` words."""
+    flat = " ".join(text.split())
+    picked = " ".join(_SENTENCE_END.split(flat)[:sentences])
+    toks = picked.split()
+    return picked if len(toks) <= max_words else " ".join(toks[:max_words]) + " …"
+
+
+class LeadSummariser:
+    """Extractive lead-sentences summary: no model, no calls, nothing to cache."""
+
+    prompt_version = "lead-v1"
+    batch_size = 4096
+    cached = False
+
+    def __init__(self, sentences: int = 2, max_words: int = 60) -> None:
+        self.sentences, self.max_words = sentences, max_words
+        self.model_id = f"lead:{sentences}s{max_words}w"
+
+    def run(self, payloads: Sequence[SectionInput]) -> list[CallResult]:
+        return [CallResult(lead_sentences(p.text, self.sentences, self.max_words)) for p in payloads]
+
+
+class ChatSummariser:
+    """An LLM behind any OpenAI-compatible endpoint (base URL and key from the environment)."""
+
+    prompt_version = PROMPT_VERSION
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 max_words: int = 60, concurrency: int = 8, batch_size: int = 64, max_tokens: int = 200,
+                 temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5) -> None:
+        self.client = ChatClient(model, base_url=base_url, api_key=api_key, temperature=temperature,
+                                 max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+                                 max_concurrency=concurrency)
+        self.model_id = f"openai:{model}"
+        self.max_words, self.concurrency, self.batch_size = max_words, concurrency, batch_size
+
+    def run(self, payloads: Sequence[SectionInput]) -> list[CallResult]:
+        conversations = [[{"role": "user", "content": p.prompt(self.max_words)}] for p in payloads]
+        return chat_many(self.client, conversations)
+
+
+class HFSummariser:
+    """A local transformers causal LM (folder or HF cache), greedy, left-padded batches."""
+
+    prompt_version = PROMPT_VERSION
+
+    def __init__(self, model: str, max_words: int = 60, max_new_tokens: int = 96, batch_size: int = 8,
+                 device: str | None = None, max_prompt_tokens: int = 2048) -> None:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        source = model_source(model)
+        self.device = torch_device(device)
+        self.tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.model = AutoModelForCausalLM.from_pretrained(source, local_files_only=True,
+                                                          torch_dtype=torch_dtype(self.device)).to(self.device).eval()
+        self.model_id = f"hf:{model}"
+        self.max_words, self.max_new_tokens, self.batch_size = max_words, max_new_tokens, batch_size
+        self.max_prompt_tokens = max_prompt_tokens
+
+    def run(self, payloads: Sequence[SectionInput]) -> list[CallResult]:
+        prompts = [chat_prompt(self.tokenizer, p.prompt(self.max_words), p.prompt(self.max_words)) for p in payloads]
+        try:
+            inputs = self.tokenizer(prompts, return_tensors="pt", padding=True, truncation=True,
+                                    max_length=self.max_prompt_tokens, add_special_tokens=False)
+            texts = generate_new_text(self.model, self.tokenizer, dict(inputs), self.max_new_tokens)
+        except RuntimeError as exc:  # e.g. out of memory: every item of the batch falls back
+            return [CallResult(None, f"generation_error: {exc}") for _ in payloads]
+        return [CallResult(t) for t in texts]
+
+
+@dataclass
+class Summaries:
+    """Summary text per section node id, and how they were obtained."""
+
+    by_node: dict[str, str]
+    stats: CallStats
+
+    def of(self, unit: EvidenceUnit) -> tuple[str, str]:
+        section, subsection = unit.section_ids()
+        return self.by_node.get(section, "") if section else "", self.by_node.get(subsection, "") if subsection else ""
+
+
+def summarise_sections(documents: Sequence[Document], units: Sequence[EvidenceUnit], summariser,
+                       store: KeyedStore, max_input_words: int = 1500, progress: bool = False) -> Summaries:
+    """Summaries of every section node a unit needs; failed calls fall back to the lead summary."""
+    needed = {i for u in units for i in u.section_ids() if i}
+    inputs = section_inputs(documents, needed, max_input_words)
+    requests = [Request(s.node_id, {"prompt": s.prompt(summariser.max_words)}, s)
+                for s in inputs if s.text.strip()]  # a section without text has nothing to summarise
+    answers, stats = run_cached(requests, summariser, store, "section summaries", progress)
+    for failure in stats.failures:   # which units lose their model summary to the fallback
+        failure["units"] = [u.unit_id for u in units if failure["id"] in u.section_ids()]
+    if stats.failed:
+        fallback = LeadSummariser()
+        for s in inputs:
+            if s.node_id not in answers:
+                answers[s.node_id] = fallback.run([s])[0].text or ""
+    return Summaries(answers, stats)

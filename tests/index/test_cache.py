@@ -1,0 +1,108 @@
+"""The cache a grid shares: what is reused when only some config values change, keyed call
+results, and the encoder-mismatch error."""
+import json
+
+import numpy as np
+import pytest
+
+from ham.cache import FolderCache, KeyedStore
+from ham.cli import compose_config
+from ham.corpus import load_corpus
+from ham.indexing import make_retriever, prepare
+from ham.paths import PROJECT_ROOT
+from ham.retrieve import Retriever
+
+CORPUS = PROJECT_ROOT / "tests" / "fixtures" / "ingest" / "markdown"
+
+
+def _cfg(tmp_path, *overrides):
+    return compose_config(["dataset=custom", f"dataset.path={CORPUS}", "dataset.questions=unused.jsonl",
+                           f"paths.cache_root={tmp_path}", "progress=false", *overrides])
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cache")
+    cfg = _cfg(root)
+    cache = FolderCache(root)
+    corpus = load_corpus(CORPUS, cache)
+    return root, corpus, prepare(cfg, corpus, cache)
+
+
+def _prepare(root, corpus, *overrides):
+    return prepare(_cfg(root, *overrides), corpus, FolderCache(root))
+
+
+def test_first_build_then_full_reuse_when_only_generator_method_or_budget_change(first):
+    root, corpus, built = first
+    assert not built.info["text"]["reused"] and not built.info["image"]["reused"]
+    again = _prepare(root, corpus, "generator=smollm2", "retrieval.k_t=5", "retrieval=dense", "method.template=ham_v1")
+    for modality in ("text", "image"):
+        assert again.info[modality]["reused"] and again.info[modality]["embeddings_reused"]
+        assert again.info[modality]["key"] == built.info[modality]["key"]
+    assert again.encoder._model is None, "a fully cached index never loads the encoder"
+
+
+def test_index_type_change_reuses_embeddings(first):
+    root, corpus, built = first
+    hnsw = _prepare(root, corpus, "index=hnsw")
+    assert hnsw.info["text"]["embeddings_reused"] and not hnsw.info["text"]["reused"]
+    assert hnsw.info["text"]["embeddings_key"] == built.info["text"]["embeddings_key"]
+
+
+def test_representation_change_rebuilds_only_that_modality(first):
+    root, corpus, built = first
+    st = _prepare(root, corpus, "text_repr=st")
+    assert not st.info["text"]["embeddings_reused"] and st.info["image"]["reused"]
+    flat = _prepare(root, corpus, "text_repr=flat_text")
+    assert flat.info["text"]["key"] == st.info["text"]["key"], "identical strings share one index"
+
+
+def test_summary_change_changes_the_ct_key(first):
+    root, corpus, built = first
+    longer = _prepare(root, corpus, "summariser.sentences=3")
+    assert longer.info["text"]["key"] != built.info["text"]["key"]
+
+
+def test_index_meta_records_provenance(first):
+    root, corpus, built = first
+    meta = json.loads((root / "index" / built.info["text"]["key"] / "meta.json").read_text())
+    assert meta["encoder"] == built.encoder.model_id and meta["corpus"] == corpus.content_hash
+    assert meta["representation"]["name"] == "ct" and meta["representation"]["summaries"].startswith("lead:")
+    assert meta["sparse"] == "bm25" and meta["index"] == {"type": "flat"}
+
+
+def test_an_index_is_never_searched_with_another_encoder(first):
+    _, corpus, built = first
+
+    class Other:
+        model_id = "sentence-transformers:other@123"
+
+    with pytest.raises(ValueError, match=r"built with encoder 'sentence-transformers:model@.*'.*'sentence-transformers:other@123'"):
+        Retriever(corpus, built.indexes, Other())
+
+
+def test_retriever_from_config_finds_the_right_unit(first):
+    root, corpus, built = first
+    retriever = make_retriever(_cfg(root), corpus, built)
+    hits = retriever.retrieve("How do I log in to the web interface of the router?")
+    assert len(hits.text) <= 15 and len(hits.images) <= 10 and hits.images
+    assert any("web-login" in h.unit.image for h in hits.images[:2])
+
+
+def test_keyed_store_round_trip_and_unreadable_entry(tmp_path):
+    store = KeyedStore(tmp_path, "calls")
+    assert store.get("ab12") is None
+    store.put("ab12", {"text": "hello"})
+    assert store.get("ab12") == {"text": "hello"}
+    (tmp_path / "calls" / "ab" / "ab12.json").write_text("{torn")
+    assert store.get("ab12") is None
+
+
+def test_exact_scores_come_from_the_stored_embeddings(first):
+    root, corpus, built = first
+    dense = np.load(root / "embeddings" / built.info["text"]["embeddings_key"] / "dense.npy", mmap_mode="r")
+    index = built.indexes["text"]
+    assert dense.shape[0] == built.info["text"]["size"] and np.array_equal(index.vectors, dense)
+    hnsw = _prepare(root, corpus, "index=hnsw").indexes["text"]
+    assert np.array_equal(hnsw.vectors, dense)   # HNSW keeps the full vectors: a view of them

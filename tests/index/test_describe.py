@@ -1,0 +1,124 @@
+"""Context-aware image descriptions: the shipped-file backend, an OpenAI-compatible VLM against a
+real loopback chat server (image inline as base64), a tiny local transformers VLM, the per-call
+cache, corrupt images and failed calls recorded per unit."""
+import base64
+import json
+
+import pytest
+from PIL import Image
+
+from ham.cache import KeyedStore
+from ham.describe import (PROMPT, ChatDescriber, CorruptImage, DescriptionFile, HFDescriber, ImageInput,
+                          describe_images, image_context, read_image)
+from ham.ingest.builder import Block, TreeBuilder
+from ham.units import build_units
+from tests.index.tiny_models import tiny_llava
+from tests.support.chat_server import ChatServer
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """A corpus root with two real images and one corrupt file, and the units of a document."""
+    root = tmp_path / "corpus"
+    (root / "img").mkdir(parents=True)
+    Image.new("RGB", (40, 30), (200, 0, 0)).save(root / "img" / "red.png")
+    Image.new("RGB", (30, 50), (0, 0, 200)).save(root / "img" / "blue.jpg")
+    (root / "img" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n this is not an image")
+    b = TreeBuilder("guide", "Router Guide", "guide.md", "markdown")
+    b.add(Block("heading", "1. Setup", level=1))
+    b.add(Block("text", "Connect the red cable to the WAN port."))
+    b.add(Block("image", image="img/red.png", image_path="img/red.png", alt="red cable"))
+    b.add(Block("text", "Press the blue button for three seconds."))
+    b.add(Block("image", image="img/blue.jpg", image_path="img/blue.jpg", alt="blue button"))
+    b.add(Block("image", image="img/broken.png", image_path="img/broken.png", alt="status light"))
+    return root, build_units(b.finish())
+
+
+def _text_part(body: dict) -> str:
+    return next(p["text"] for p in body["messages"][0]["content"] if p["type"] == "text")
+
+
+def _image_url(body: dict) -> str:
+    return next(p["image_url"]["url"] for p in body["messages"][0]["content"] if p["type"] == "image_url")
+
+
+def test_images_go_inline_with_their_context_and_answers_are_cached(corpus, tmp_path):
+    root, units = corpus
+    store = KeyedStore(tmp_path / "cache", "descriptions")
+    with ChatServer(responder=lambda body: "Seen: " + _text_part(body).split("Caption: ")[1].split("\n")[0]) as server:
+        backend = ChatDescriber("vlm", base_url=server.base_url, max_retries=0)
+        out = describe_images(units, root, backend, store)
+        first_requests = list(server.requests)
+        again = describe_images(units, root, backend, store)
+    red = next(u for u in units if u.image == "img/red.png")
+    assert out.of(red) == "Seen: red cable" and out.get("img/blue.jpg") == "Seen: blue button"
+    assert len(first_requests) == 2, "the corrupt image is never sent"
+    red_body = next(b for b in first_requests if "Caption: red cable" in _text_part(b))
+    url = _image_url(red_body)
+    assert url.startswith("data:image/png;base64,")
+    assert base64.b64decode(url.split(",", 1)[1]) == (root / "img" / "red.png").read_bytes()
+    assert _image_url(next(b for b in first_requests if "Caption: blue button" in _text_part(b))).startswith("data:image/jpeg;base64,")
+    assert "Text before: Connect the red cable to the WAN port." in _text_part(red_body)
+    assert "Section: 1. Setup" in _text_part(red_body)
+    assert out.stats.failed == 1 and "broken.png" in out.stats.failures[0]["error"]
+    assert out.stats.failures[0]["error"].startswith("corrupt_image")
+    assert len(server.requests) == 2 and again.stats.cached == 2 and again.by_unit == out.by_unit
+
+
+def test_failed_calls_are_recorded_per_unit_and_the_rest_goes_on(corpus, tmp_path):
+    root, units = corpus
+    with ChatServer(responder=lambda body: "fine") as server:
+        server.script(500)
+        backend = ChatDescriber("vlm", base_url=server.base_url, max_retries=0, concurrency=1)
+        out = describe_images(units, root, backend, KeyedStore(tmp_path, "descriptions"))
+    assert len(out.by_unit) == 1 and out.stats.failed == 2
+    reasons = sorted(f["error"].split(":")[0] for f in out.stats.failures)
+    assert reasons == ["api_error", "corrupt_image"]
+
+
+def test_same_image_in_a_new_context_is_a_new_call(corpus, tmp_path):
+    root, units = corpus
+    store = KeyedStore(tmp_path, "descriptions")
+    with ChatServer(responder=lambda body: "x") as server:
+        backend = ChatDescriber("vlm", base_url=server.base_url)
+        describe_images(units, root, backend, store)
+        red = next(u for u in units if u.image == "img/red.png")
+        red.local["prev_text"] = "A different paragraph."
+        describe_images(units, root, backend, store)
+    assert len(server.requests) == 3
+
+
+def test_read_image_downscales_and_rejects_corrupt_files(corpus):
+    root, _ = corpus
+    image, data, mime = read_image(root / "img" / "red.png", max_side=20)
+    assert image.size == (20, 15) and mime == "image/png" and data[:4] == b"\x89PNG"
+    with pytest.raises(CorruptImage, match="broken.png"):
+        read_image(root / "img" / "broken.png", 100)
+
+
+def test_description_file_backend(corpus, tmp_path):
+    root, units = corpus
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"image": "img/red.png", "description": "A red cable."}) + "\nnot json\n")
+    out = describe_images(units, root, DescriptionFile(path), KeyedStore(tmp_path, "d"))
+    assert out.by_unit == {next(u.unit_id for u in units if u.image == "img/red.png"): "A red cable."}
+    assert out.model_id.startswith("file:d.jsonl@")
+
+
+@pytest.fixture(scope="module")
+def llava_folder(tmp_path_factory):
+    return tiny_llava(tmp_path_factory.mktemp("llava"))
+
+
+def test_local_vlm_describes_a_batch_and_skips_the_corrupt_image(corpus, llava_folder, tmp_path):
+    root, units = corpus
+    backend = HFDescriber(str(llava_folder), max_new_tokens=5, batch_size=4, device="cpu")
+    out = describe_images(units, root, backend, KeyedStore(tmp_path, "descriptions"))
+    assert len(out.by_unit) == 2 and all(out.by_unit.values())
+    assert out.stats.failed == 1 and out.stats.failures[0]["error"].startswith("corrupt_image")
+    again = describe_images(units, root, backend, KeyedStore(tmp_path, "descriptions"))
+    assert again.stats.cached == 2 and again.by_unit == out.by_unit
+    blue = next(u for u in units if u.image == "img/blue.jpg")
+    prompt = PROMPT.format(context=image_context(blue), max_words=backend.max_words)
+    assert backend.run([ImageInput(blue.unit_id, root / "img" / "blue.jpg", prompt)])[0].text == out.of(blue), \
+        "a batch of one (no padding) gives the batched answer"
