@@ -2,11 +2,13 @@
 
 Generated answers cite the images they were given by slot number (``img1`` ... ``imgK``, as the
 prompt labels them). The parser accepts the styles models produce: ``<img3>``, ``<img 3>``,
-``![any alt](img3)``, ``[IMG 3]``, ``[img3]``, ``<IMG_3>``. Reference answers write images as
-Markdown ``![alt](REF)`` with REF as the source document writes it.
+``![any alt](img3)``, ``[IMG 3]``, ``[img3]``, ``<IMG_3>``, and ``image3`` for ``img3`` in each
+(``![summary](image3)`` is MMDocRAG's style). Reference answers write images as Markdown
+``![alt](REF)`` with REF as the source document writes it.
 
-A generation fails (and scores zero, kept in the denominator) when it is empty, or cites an image
-slot that was not given. The failure reason is recorded.
+A generation fails (and scores zero, kept in the denominator) when it is empty (``empty``), holds
+images but no text (``no_text``), or cites an image slot that was not given
+(``cites_unknown_image``). The failure reason is recorded.
 """
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ import re
 from dataclasses import dataclass, field
 
 # one alternation so segments come out in source order
-_SLOT = re.compile(
-    r"!\[[^\]]*\]\(\s*<?img[ _-]?(\d+)>?\s*\)"      # ![alt](img3)
-    r"|<\s*img[ _-]?(\d+)\s*/?>"                      # <img3>, <img 3>, <IMG_3/>
-    r"|\[\s*img[ _-]?(\d+)\s*\]",                     # [IMG 3], [img3]
+SLOT_PATTERN = re.compile(
+    r"!\[[^\]]*\]\(\s*<?(?:image|img)[ _-]?(\d+)>?\s*\)"      # ![alt](img3), ![alt](image3)
+    r"|<\s*(?:image|img)[ _-]?(\d+)\s*/?>"                      # <img3>, <img 3>, <IMG_3/>, <image3>
+    r"|\[\s*(?:image|img)[ _-]?(\d+)\s*\]",                     # [IMG 3], [img3], [Image 3]
     re.IGNORECASE)
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
@@ -81,7 +83,7 @@ def parse_generated(raw: str | None, slots: dict[int, tuple[str, str]]) -> Inter
         raise AnswerFailure("empty", "the model returned no text")
     segments: list[Segment] = []
     pos = 0
-    for m in _SLOT.finditer(raw):
+    for m in SLOT_PATTERN.finditer(raw):
         _append_text(segments, raw[pos:m.start()])
         number = int(next(g for g in m.groups() if g is not None))
         if number not in slots:

@@ -18,7 +18,7 @@ import re
 import time
 from collections import Counter
 
-from ham.generate.base import Generation
+from ham.generate.base import Generation, Generator
 from ham.index import tokenize
 from ham.methods.base import Prompt
 
@@ -29,13 +29,19 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
 
 
-class ExtractiveGenerator:
+class ExtractiveGenerator(Generator):
     model_id = "extractive-v1"
+    cacheable = False
 
     def __init__(self, max_sentences: int = 5, per_unit: int = 3, max_images: int = 3,
-                 rank_weight: float = 0.5) -> None:
+                 rank_weight: float = 0.5, pricing: str | None = None) -> None:
         self.max_sentences, self.per_unit = max_sentences, per_unit
         self.max_images, self.rank_weight = max_images, rank_weight
+        self.pricing = pricing
+
+    def settings(self) -> dict:
+        return {"max_sentences": self.max_sentences, "per_unit": self.per_unit,
+                "max_images": self.max_images, "rank_weight": self.rank_weight}
 
     def generate(self, prompt: Prompt) -> Generation:
         start = time.perf_counter()

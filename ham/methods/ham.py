@@ -1,30 +1,28 @@
-"""HAM-RAG's structured prompt: ranked text blocks with their source-grounded heading paths and
-neighbouring context; image blocks with image reference, caption or alt text, source position,
-context-aware description and local relation (paper 3.3)."""
+"""HAM-RAG's structured prompt P_ham = Assemble(q, E*) (paper 3.3): ranked text blocks with their
+source-grounded heading paths, relevance scores and neighbouring context; image blocks with the
+image reference, caption or alt text, source position, context-aware description, score and the
+local relation that says which text block the image belongs beside."""
 from __future__ import annotations
 
-from ham.describe import DescriptionFile
-from ham.methods.base import Prompt, load_template
+from ham.methods.base import CONTEXT_WORDS, Method, slots_of
 from ham.represent import position
 from ham.retrieve import Hit, Retrieved
 from ham.units import words
 
-CONTEXT_WORDS = 30
-
 
 def text_block(n: int, hit: Hit) -> str:
     u = hit.unit
-    head = " > ".join(u.full_path)
-    lines = [f"[T{n}] {head}  (source: {u.source}; score {hit.score:.3f})", u.content]
-    before = words(u.local.get("prev_text", ""), CONTEXT_WORDS, from_end=True)
-    if before and u.relation.get("type") != "caption_of":
-        lines.append(f"Preceded by: {before}")
+    lines = [f"[T{n}] {' > '.join(u.full_path)}  (source: {u.source}; score {hit.score:.3f})", u.content]
+    if u.relation.get("type") != "caption_of":
+        before = words(u.local.get("prev_text", ""), CONTEXT_WORDS, from_end=True)
+        after = words(u.local.get("next_text", ""), CONTEXT_WORDS)
+        lines += [f"{label}: {text}" for label, text in (("Preceded by", before), ("Followed by", after)) if text]
     return "\n".join(lines)
 
 
-def image_block(n: int, hit: Hit, text_ids: dict[str, int], descriptions: DescriptionFile | None) -> str:
+def image_block(n: int, hit: Hit, text_ids: dict[str, int], descriptions) -> str:
     u = hit.unit
-    lines = [f"<img{n}> {u.image}",
+    lines = [f"<img{n}> {u.image}  (score {hit.score:.3f})",
              f"Position: {position(u)}; path: {' > '.join(u.full_path)}"]
     if u.caption or u.alt:
         lines.append(f"Caption: {u.caption or u.alt}")
@@ -41,20 +39,16 @@ def image_block(n: int, hit: Hit, text_ids: dict[str, int], descriptions: Descri
     return "\n".join(lines)
 
 
-class HamAssembler:
+class HamAssembler(Method):
     name = "ham"
 
-    def __init__(self, template: str = "ham_v1", descriptions: DescriptionFile | None = None) -> None:
-        self.template_name = template
-        self.template = load_template(template)
-        self.descriptions = descriptions
+    def __init__(self, template: str = "ham_v2", **context) -> None:
+        super().__init__(template, **context)
 
-    def __call__(self, question: str, retrieved: Retrieved) -> Prompt:
+    def __call__(self, question: str, retrieved: Retrieved):
         text_ids = {h.unit.unit_id: i for i, h in enumerate(retrieved.text, 1)}
-        text_blocks = "\n\n".join(text_block(i, h) for i, h in enumerate(retrieved.text, 1))
-        image_blocks = "\n\n".join(image_block(i, h, text_ids, self.descriptions)
-                                   for i, h in enumerate(retrieved.images, 1))
-        slots = {i: (h.unit.unit_id, h.unit.image) for i, h in enumerate(retrieved.images, 1)}
-        text = self.template.format(question=question, text_blocks=text_blocks or "(none)",
-                                    image_blocks=image_blocks or "(none)")
-        return Prompt(question, text, slots, retrieved, self.template_name)
+        return self.render(
+            question, retrieved, slots_of(retrieved.images),
+            text_blocks="\n\n".join(text_block(i, h) for i, h in enumerate(retrieved.text, 1)),
+            image_blocks="\n\n".join(image_block(i, h, text_ids, self.descriptions)
+                                     for i, h in enumerate(retrieved.images, 1)))

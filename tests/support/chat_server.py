@@ -5,8 +5,10 @@ benchmarks of every OpenAI-compatible backend (generators, judges, summarisers, 
         client = OpenAI(base_url=server.base_url, api_key="test")
 
 Faults are scripted per request in arrival order: ``server.script(429, 500, "malformed", "ok")``
-makes the next four requests fail that way (then normal service resumes). ``"hang"`` sleeps
-``hang_seconds`` before answering, to trigger client timeouts. ``force_stream=True`` answers in
+makes the next four requests fail that way (then normal service resumes). A status may carry its
+error message: ``(400, "maximum context length is 8 tokens")``. ``"hang"`` sleeps
+``hang_seconds`` before answering, to trigger client timeouts; ``"length"`` answers normally but
+with ``finish_reason: "length"`` (a reply cut at max_tokens). ``force_stream=True`` answers in
 server-sent-event chunks even when the request asks for no streaming (as ``transformers serve``
 4.57 does). Every request body is kept in ``server.requests``.
 """
@@ -30,6 +32,11 @@ def _last_user_text(body: dict) -> str:
     return ""
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256   # the default backlog of 5 drops connections under 64 concurrent clients
+    daemon_threads = True
+
+
 class ChatServer:
     def __init__(self, responder: Callable[[dict], str] | None = None, latency: float = 0.0,
                  force_stream: bool = False, hang_seconds: float = 5.0) -> None:
@@ -40,9 +47,9 @@ class ChatServer:
         self.requests: list[dict] = []
         self._faults: deque = deque()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._httpd = _Server(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -69,6 +76,7 @@ class ChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True   # else headers and body wait on delayed ACKs (~40 ms)
 
             def log_message(self, *args) -> None:  # keep test output quiet
                 pass
@@ -90,8 +98,12 @@ class ChatServer:
                     time.sleep(server.latency)
                 if fault == "hang":
                     time.sleep(server.hang_seconds)
+                if isinstance(fault, tuple):
+                    fault, message = fault
+                else:
+                    message = f"injected {fault}"
                 if isinstance(fault, int):
-                    error = {"error": {"message": f"injected {fault}", "type": "injected", "code": fault}}
+                    error = {"error": {"message": message, "type": "injected", "code": fault}}
                     headers_retry = fault == 429
                     self.send_response(fault)
                     if headers_retry:
@@ -113,7 +125,7 @@ class ChatServer:
                     return
                 reply = {"id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
                          "model": body.get("model", "test"),
-                         "choices": [{"index": 0, "finish_reason": "stop",
+                         "choices": [{"index": 0, "finish_reason": "length" if fault == "length" else "stop",
                                       "message": {"role": "assistant", "content": text}}],
                          "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                                    "total_tokens": prompt_tokens + completion_tokens}}

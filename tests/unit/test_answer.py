@@ -12,6 +12,9 @@ SLOTS = {1: ("d:5", "figures/a.png"), 2: ("d:9", "figures/b.png"), 3: ("d:12", "
     "Open the dialog. <img 2> Then save.",
     "Open the dialog. [img2] Then save.",
     "Open the dialog. <IMG_2/> Then save.",
+    "Open the dialog. ![the dialog](image2) Then save.",
+    "Open the dialog. [Image 2] Then save.",
+    "Open the dialog. <image_2> Then save.",
 ])
 def test_reference_styles_map_to_units(raw):
     ans = parse_generated(raw, SLOTS)
@@ -44,3 +47,10 @@ def test_reference_parsing_and_context_window():
     assert context_around(ref, "figures/a.png", 2) == "one thing. Then two"
     assert context_around(ref, "figures/a.png", 50) == "First do this one thing. Then two three four."
     assert context_around(ref, "figures/zzz.png", 5) == ""
+
+
+@pytest.mark.parametrize("raw", ["See the imag2 file.", "An image 2 metres wide.", "Use [img] tags.",
+                                 "The [[image:2]] marker alone is not a citation."])
+def test_prose_that_only_resembles_a_citation_is_text(raw):
+    ans = parse_generated(raw, SLOTS)
+    assert ans.images == [] and ans.text == raw

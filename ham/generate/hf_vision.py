@@ -1,0 +1,38 @@
+"""A local vision-language model (Qwen2.5-VL, LLaVA, ...) through ``AutoProcessor`` and
+``AutoModelForImageTextToText``, for ``mllm_based`` prompts: each attached image goes where its
+``[[image:N]]`` marker sits, as an image entry of the chat template. Batching, left padding,
+dtype and failures as in ``ham.generate.hf``. Image processors are loaded in their PIL ("slow")
+versions, which need no torchvision; Qwen2/2.5-VL processors in transformers 4.57 also build a
+video processor that does (a clear error says so). An unreadable image fails its prompt
+(``bad_input``), not the run.
+"""
+from __future__ import annotations
+
+from ham.generate.hf import HFGenerator
+
+
+class HFVisionGenerator(HFGenerator):
+    def __init__(self, model: str, max_new_tokens: int = 512, **kwargs) -> None:
+        super().__init__(model, max_new_tokens=max_new_tokens, **kwargs)
+
+    def _load(self, path: str) -> None:
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        try:
+            self.processor = AutoProcessor.from_pretrained(path, use_fast=False)
+        except ImportError as exc:   # e.g. Qwen2-VL's video processor imports torchvision
+            raise ImportError(f"the processor of {path} needs a package that is missing ({exc}); for Qwen2/2.5-VL "
+                              "that is torchvision, in the build that matches the installed torch (GPU "
+                              "machines: pip install torchvision with the same CUDA tag as torch)") from exc
+        self.tokenizer = self.processor.tokenizer
+        self.model = AutoModelForImageTextToText.from_pretrained(path, dtype=self.dtype).to(self.device)
+
+    def _render(self, prompt) -> str:
+        parts = prompt.parts() if hasattr(prompt, "parts") else [("text", prompt.text)]
+        content = [{"type": "text", "text": value} if kind == "text" else {"type": "image"} for kind, value in parts]
+        return self.processor.apply_chat_template([{"role": "user", "content": content}],
+                                                  add_generation_prompt=True, tokenize=False)
+
+    def _encode(self, prompts: list, rendered: list[str]):
+        images = [value.load() for p in prompts if hasattr(p, "parts") for kind, value in p.parts() if kind == "image"]
+        return self.processor(text=rendered, images=images or None, padding=True, return_tensors="pt")

@@ -1,0 +1,81 @@
+"""MLLM-Based (MRAMG baseline, paper 5.1.1): the retrieved text (flat) and the retrieved images
+themselves go to a multimodal model. A model takes only so many images, so a filter keeps the
+``max_images`` most query-relevant ones:
+
+``clip``            cosine similarity between the question and each image under CLIP
+                    (``clip_model``: a local folder or a cached hub id);
+``retrieval_rank``  without a CLIP model: the first ``max_images`` in retrieval order (a warning
+                    says so, and every prediction records which filter ran).
+
+Kept images are listed in retrieval order. Unreadable image files are left out and named in the
+log and in the prediction. The evidence the model sees (text plus kept images) is what the
+prediction records and what IR is computed on, as in the paper's Table 4.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from ham.methods.base import Method, Prompt, PromptImage, UnreadableImage, flat_text_blocks, load_image, slots_of
+from ham.retrieve import Hit, Retrieved
+
+log = logging.getLogger("ham.methods.mllm")
+
+
+class MllmBasedMethod(Method):
+    name = "mllm_based"
+
+    def __init__(self, template: str = "mllm_based_v1", max_images: int = 5, clip_model: str | None = None,
+                 clip_device: str | None = None, clip_batch_size: int = 16, **context) -> None:
+        super().__init__(template, **context)
+        self.max_images = max_images
+        self.clip = None
+        if clip_model:
+            from ham.methods.clip_filter import ClipImageFilter
+
+            self.clip = ClipImageFilter(clip_model, clip_device, clip_batch_size)
+        else:
+            log.warning("mllm_based: no CLIP model configured (method.clip_model); images are filtered "
+                        "by retrieval rank instead")
+
+    def image_file(self, hit: Hit) -> Path:
+        if self.corpus_root is None:
+            raise ValueError("mllm_based needs the corpus root to find image files (corpus_root=...)")
+        return self.corpus_root / hit.unit.image_path
+
+    def select(self, question: str, hits: list[Hit]) -> tuple[list[Hit], dict]:
+        paths = {h.unit.unit_id: self.image_file(h) for h in hits}
+        scores: dict[str, float] = {}
+        if self.clip is not None:
+            by_path, unreadable_paths = self.clip.scores(question, list(paths.values()))
+            scores = {uid: by_path[p] for uid, p in paths.items() if p in by_path}
+            unreadable = {uid: unreadable_paths[p] for uid, p in paths.items() if p in unreadable_paths}
+            ranked = sorted(scores, key=lambda uid: -scores[uid])   # stable: ties keep retrieval order
+        else:
+            unreadable = {}
+            for uid, path in paths.items():
+                try:
+                    load_image(path)
+                except UnreadableImage as exc:
+                    log.warning("mllm_based: %s; the image is left out", exc)
+                    unreadable[uid] = str(exc)
+            ranked = [uid for uid in paths if uid not in unreadable]
+        keep = set(ranked[:self.max_images])
+        kept = [h for h in hits if h.unit.unit_id in keep]
+        record = {"method": "clip" if self.clip is not None else "retrieval_rank",
+                  "model": self.clip.model_id if self.clip is not None else None,
+                  "max_images": self.max_images, "kept": [h.unit.unit_id for h in kept],
+                  "scores": {uid: round(s, 6) for uid, s in scores.items()}, "unreadable": unreadable}
+        return kept, record
+
+    def __call__(self, question: str, retrieved: Retrieved) -> Prompt:
+        kept, record = self.select(question, retrieved.images)
+        blocks = []
+        for i, h in enumerate(kept, 1):
+            caption = h.unit.caption or h.unit.alt
+            blocks.append(f"<img{i}> [[image:{i}]]" + (f"\nCaption: {caption}" if caption else ""))
+        prompt = self.render(question, Retrieved(retrieved.text, kept), slots_of(kept),
+                             text_blocks=flat_text_blocks(retrieved.text), image_blocks="\n\n".join(blocks))
+        prompt.images = [PromptImage(i, h.unit.unit_id, self.image_file(h)) for i, h in enumerate(kept, 1)]
+        prompt.extra = {"image_filter": record}
+        return prompt

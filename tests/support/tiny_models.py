@@ -1,0 +1,92 @@
+"""Randomly initialised transformers models built from configs, saved as model folders, for tests
+and benchmarks (nothing is downloaded): a byte-level BPE tokenizer with a chat template, a Llama
+causal LM, a LLaVA vision-language model (CLIP vision tower, PIL image processor, no
+torchvision) and a CLIP dual encoder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+SPECIALS = ["<pad>", "<unk>", "<|end|>", "<|user|>", "<|assistant|>", "<image>"]
+# accepts plain string content and content-part lists ({"type": "image"} / {"type": "text"})
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for p in m['content'] %}"
+    "{% if p['type'] == 'image' %}<image>{% else %}{{ p['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
+TRAINING_TEXT = ["Open the reconcile window and enter the closing balance from the bank statement.",
+                 "Check the oil level every month; the sight glass shows the level.",
+                 "Install the pump on a level concrete base with anchor bolts."]
+
+
+def tiny_tokenizer(vocab_size: int = 320):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(TRAINING_TEXT * 4, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>",
+                                   eos_token="<|end|>", chat_template=CHAT_TEMPLATE)
+
+
+def _llama_config(tokenizer, hidden: int = 32, layers: int = 2, heads: int = 4, max_positions: int = 1024):
+    from transformers import LlamaConfig
+
+    return LlamaConfig(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
+                       num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=max(1, heads // 2),
+                       max_position_embeddings=max_positions, pad_token_id=tokenizer.pad_token_id,
+                       eos_token_id=tokenizer.eos_token_id, bos_token_id=None, tie_word_embeddings=True)
+
+
+def tiny_causal_lm(folder: Path, seed: int = 0, **sizes) -> Path:
+    import torch
+    from transformers import LlamaForCausalLM
+
+    tokenizer = tiny_tokenizer()
+    torch.manual_seed(seed)
+    LlamaForCausalLM(_llama_config(tokenizer, **sizes)).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def tiny_llava(folder: Path, seed: int = 0) -> Path:
+    import torch
+    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlavaConfig, LlavaForConditionalGeneration,
+                              LlavaProcessor)
+
+    tokenizer = tiny_tokenizer()
+    image_processor = CLIPImageProcessor(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16})
+    processor = LlavaProcessor(image_processor=image_processor, tokenizer=tokenizer, patch_size=8,
+                               vision_feature_select_strategy="default", chat_template=CHAT_TEMPLATE,
+                               image_token="<image>", num_additional_image_tokens=1)
+    vision = CLIPVisionConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                              image_size=16, patch_size=8, projection_dim=16)
+    config = LlavaConfig(vision_config=vision, text_config=_llama_config(tokenizer),
+                         image_token_index=tokenizer.convert_tokens_to_ids("<image>"),
+                         vision_feature_select_strategy="default", vision_feature_layer=-1)
+    torch.manual_seed(seed)
+    LlavaForConditionalGeneration(config).save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
+
+
+def tiny_clip(folder: Path, seed: int = 0) -> Path:
+    import torch
+    from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel
+
+    tokenizer = tiny_tokenizer()
+    config = CLIPConfig(
+        text_config={"vocab_size": len(tokenizer), "hidden_size": 16, "intermediate_size": 32,
+                     "num_hidden_layers": 1, "num_attention_heads": 2, "max_position_embeddings": 64,
+                     "pad_token_id": tokenizer.pad_token_id, "eos_token_id": tokenizer.eos_token_id},
+        vision_config={"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
+                       "num_attention_heads": 2, "image_size": 16, "patch_size": 8},
+        projection_dim=8)
+    torch.manual_seed(seed)
+    CLIPModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    CLIPImageProcessor(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16}).save_pretrained(folder)
+    return folder
