@@ -38,3 +38,47 @@ def test_gold_text_recall_normalises_whitespace_and_case():
 def test_aggregate_skips_undefined_and_reports_n():
     agg = aggregate([{"ir": 1.0}, {"ir": None}, {"ir": 0.0}], ["ir"])
     assert agg["ir"]["mean"] == 0.5 and agg["ir"]["n"] == 2 and agg["ir"]["higher_is_better"]
+
+
+def test_duplicate_gold_images_and_repeated_citations_are_sets():
+    # G = {a, b} written with a repeat, P = {a} cited three times: precision 1, recall 1/2, F1 2/3
+    m = image_prf(["a", "b", "a"], ["a", "a", "a"])
+    assert (m["image_precision"], m["image_recall"]) == (1.0, 0.5)
+    assert m["image_f1"] == pytest.approx(2 / 3)
+    assert image_retrieval_recall(["a", "a", "b"], ["a", "a"]) == 0.5
+
+
+def test_generated_answer_citing_an_image_twice_counts_it_once():
+    from ham.answer import parse_generated
+
+    answer = parse_generated("See <img1>. Then <img2>, and again ![x](img1).", {1: ("u1", "a"), 2: ("u2", "c")})
+    assert answer.images == ["a", "c"]
+    assert image_prf(["a", "b"], answer.images) == {"image_precision": 0.5, "image_recall": 0.5, "image_f1": 0.5}
+
+
+def test_aggregate_reports_not_computed_with_reason():
+    agg = aggregate([{"overall_quality": None, "image_f1": 0.5}, {"image_f1": 0.0}],
+                    ["overall_quality", "image_f1"], not_computed={"overall_quality": "no judge"})
+    assert agg["overall_quality"] == {"mean": None, "n": 0, "computed": False, "reason": "no judge",
+                                      "higher_is_better": True, "family": "generation"}
+    assert agg["image_f1"]["mean"] == 0.25 and agg["image_f1"]["computed"]
+
+
+def test_average_score_is_the_mean_of_what_is_defined():
+    from ham.metrics import average_score
+
+    assert average_score({"image_f1": 0.5, "img_cbs": 0.7, "overall_quality": 4}) == pytest.approx((0.5 + 0.7 + 0.8) / 3)
+    assert average_score({"image_f1": 0.5, "img_cbs": None, "overall_quality": None}) == 0.5
+    assert average_score({"image_f1": None}) is None
+
+
+def test_registry_knows_judged_metrics_and_table_scales():
+    from ham.metrics import REGISTRY, MetricSpec, register
+
+    assert REGISTRY["tcr15"].needs_judge and REGISTRY["overall_quality"].needs_judge
+    assert not REGISTRY["image_f1"].needs_judge and REGISTRY["image_f1"].table_scale == 100
+    assert REGISTRY["overall_quality"].label == "Qual." and REGISTRY["tcr15"].family == "retrieval"
+    with pytest.raises(ValueError, match="registered twice"):
+        register(MetricSpec("ir", "retrieval"))
+    with pytest.raises(ValueError, match="unknown aggregation"):
+        register(MetricSpec("new_metric", "retrieval", aggregation="median"))

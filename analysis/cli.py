@@ -1,0 +1,103 @@
+"""``ham-analyze PATH... [--out DIR]``: every table and figure of a grid, from ``outputs/`` alone.
+
+    ham-analyze outputs/runs/demo                   # -> outputs/runs/demo/analysis/
+    python -m analysis outputs/runs/a outputs/runs/b --out paper/ --reference si+ct
+
+Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
+    runs.csv, questions.csv            the tidy tables (one row per run; per run and question)
+    table3.{md,tex}, table4.{md,tex}   Tables 3 and 4 of the paper, best value per column in bold
+    robustness_cost.{md,tex}           failures, tokens and cents per question
+    ci.{md,tex,csv}                    means with the normal and the bootstrap 95% CI
+    paired.{md,tex,csv}                each variant vs the reference: paired bootstrap, Wilcoxon
+    figure3_<dataset>.{png,pdf}        Figure 3 style ablation bars with 95% CIs
+    report.html                        the answers of every variant side by side
+    problems.txt                       run folders or lines that were skipped, and why
+
+``write_run_artifacts(run_dir)`` is what ``ham`` calls at the end of a run: ``metrics.png`` (and
+PDF) and ``report.html`` in the run folder.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.collect import collect, load_run, questions_table, runs_table
+from analysis.plots import ablation_figure, run_figure
+from analysis.report import write_grid_report, write_run_report
+from analysis.table_format import write_table
+from analysis.tables import ci_table, paired_table, robustness_cost, table3, table4
+
+
+def write_run_artifacts(run_dir: str | Path) -> dict[str, Path]:
+    run_dir = Path(run_dir)
+    run = load_run(run_dir, problems=[])
+    title = f"run {run.run_id}: " + ", ".join(f"{k}={v}" for k, v in run.axes.items()
+                                               if k in ("dataset", "method", "generator", "text_repr", "image_repr"))
+    png, pdf = run_figure(run, run_dir / "metrics", title)
+    report = write_run_report(run_dir, plot=png.name)
+    return {"plot": png, "plot_pdf": pdf, "report": report}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", text)
+
+
+def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_resamples: int = 10_000,
+            seed: int = 0) -> tuple[list[Path], list[str]]:
+    collection = collect(paths)
+    if not collection.runs:
+        raise ValueError(f"no usable run under {', '.join(map(str, paths))}" +
+                         "".join(f"\n  {p}" for p in collection.problems))
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, frame in (("runs", runs_table(collection)), ("questions", questions_table(collection))):
+        frame.to_csv(out / f"{name}.csv", index=False)
+        written.append(out / f"{name}.csv")
+    for table in (table3(collection), table4(collection), robustness_cost(collection)):
+        written += write_table(table, out)
+    for table, records in (ci_table(collection, n_resamples, seed),
+                           paired_table(collection, reference, n_resamples, seed)):
+        written += write_table(table, out)
+        pd.DataFrame.from_records(records).to_csv(out / f"{table.name}.csv", index=False)
+        written.append(out / f"{table.name}.csv")
+    for dataset in sorted({str(r.axes["dataset"]) for r in collection.runs}):
+        runs = [r for r in collection.runs if str(r.axes["dataset"]) == dataset and r.rows]
+        if runs:
+            written += ablation_figure(runs, [collection.label(r) for r in runs], out / f"figure3_{_slug(dataset)}",
+                                       f"{dataset}: {len(runs)} variant(s)")
+    written.append(write_grid_report(collection, out / "report.html"))
+    problems_file = out / "problems.txt"
+    problems_file.write_text("".join(f"{p}\n" for p in collection.problems), encoding="utf-8")
+    written.append(problems_file)
+    return written, collection.problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ham-analyze", description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+", help="run folders, or folders holding runs (e.g. outputs/runs/demo)")
+    parser.add_argument("--out", type=Path, help="output folder (default: <first path>/analysis)")
+    parser.add_argument("--reference", help="variant the others are compared with (default: best Average Score)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    args = parser.parse_args(argv)
+    out = args.out or Path(args.paths[0]) / "analysis"
+    try:
+        written, problems = analyze(args.paths, out, args.reference, args.resamples, args.seed)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"ham-analyze: {exc}", file=sys.stderr)
+        return 1
+    for problem in problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    print(f"wrote {len(written)} files to {out}/")
+    for path in written:
+        print(f"  {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""The paper's tables from a collection of runs.
+
+    table3            per dataset Img-F1 and Img-CBS (x 100), Qual. (1-5), and M Avg.: the
+                      unweighted mean over datasets of Img-F1, Img-CBS and Qual. x 20 (0-100)
+    table4            per dataset TCR@15 and IR
+    robustness_cost   questions, failures (rate and reasons), tokens and cents per question
+    ci_table          mean, the paper's x̄ ± 1.96 s/√n and a bootstrap 95% CI per metric
+    paired_table      each variant against a reference variant on the same questions: mean
+                      difference, paired bootstrap CI, Wilcoxon signed-rank, n
+
+Rows are variants: the values of the axes that vary across the collection, the dataset aside
+(method and generator when nothing varies). Means come from each run's ``metrics.json``; CIs and
+paired tests from its per-question scores. A metric a run did not compute (Qual. or TCR@15 without
+a judge) prints as ``–``; an M Avg. missing a part is the mean of the parts present, marked ``†``.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from analysis.collect import Collection, Run, cost_block
+from analysis.stats import bootstrap_ci, normal_ci, paired
+from analysis.table_format import Column, Table
+from ham.metrics import M_AVG_PARTS, REGISTRY, average_score
+
+CI_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score", "ir", "tcr15")
+PAIRED_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score")
+PARTIAL = "†"
+
+
+def row_axes(collection: Collection) -> list[str]:
+    axes = [a for a in collection.varying_axes if a != "dataset"]
+    return axes or ["method", "generator"]
+
+
+def datasets(collection: Collection) -> list[str]:
+    return sorted({str(r.axes["dataset"]) for r in collection.runs})
+
+
+def grid(collection: Collection) -> dict[tuple, dict[str, Run]]:
+    """Row key (values of the row axes) -> dataset -> run."""
+    out: dict[tuple, dict[str, Run]] = {}
+    for run in collection.runs:
+        key = tuple(str(run.axes[a]) for a in row_axes(collection))
+        out.setdefault(key, {})[str(run.axes["dataset"])] = run
+    return out
+
+
+def run_mean(run: Run, metric: str) -> float | None:
+    entry = run.metrics["metrics"].get(metric) or {}
+    return entry.get("mean")
+
+
+def per_question(run: Run, metric: str) -> dict[str, float | None]:
+    if metric == "average_score":
+        return {str(r["id"]): r["metrics"].get(metric, average_score(r["metrics"])) for r in run.rows}
+    return {str(r["id"]): r["metrics"].get(metric) for r in run.rows}
+
+
+def m_avg(runs: list[Run]) -> tuple[float | None, bool]:
+    """M Avg. over the given runs (one per dataset) and whether any part was missing."""
+    parts, partial = [], False
+    for run in runs:
+        for metric, scale in M_AVG_PARTS.items():
+            value = run_mean(run, metric)
+            if value is None:
+                partial = True
+            else:
+                parts.append(value * scale)
+    return (math.fsum(parts) / len(parts) if parts else None), partial
+
+
+def _metric_columns(names: list[str], dataset_names: list[str]) -> list[Column]:
+    return [Column(f"{ds}:{m}", REGISTRY[m].title, group=ds, best="max" if REGISTRY[m].higher_is_better else "min")
+            for ds in dataset_names for m in names]
+
+
+def _metric_table(collection: Collection, name: str, caption: str, names: list[str]) -> Table:
+    dsets = datasets(collection)
+    table = Table(name, caption, row_axes(collection), _metric_columns(names, dsets))
+    for key, by_dataset in grid(collection).items():
+        values = {}
+        for ds, run in by_dataset.items():
+            for m in names:
+                mean = run_mean(run, m)
+                values[f"{ds}:{m}"] = None if mean is None else mean * REGISTRY[m].table_scale
+        table.rows.append((list(key), values))
+    return table
+
+
+def table3(collection: Collection) -> Table:
+    table = _metric_table(collection, "table3", "Multimodal generation: Img-F1 and Img-CBS (x100), Qual. (1-5), "
+                          "M Avg. = mean over datasets of Img-F1, Img-CBS and Qual. x 20",
+                          ["image_f1", "img_cbs", "overall_quality"])
+    table.columns.append(Column("m_avg", "M Avg."))
+    any_partial = False
+    for (key, values), by_dataset in zip(table.rows, grid(collection).values()):
+        values["m_avg"], partial = m_avg(list(by_dataset.values()))
+        if partial and values["m_avg"] is not None:
+            values["m_avg:mark"] = PARTIAL
+            any_partial = True
+    if any_partial:
+        table.notes.append(f"{PARTIAL} a part of M Avg. was not computed (Qual. needs a judge): "
+                           "the mean of the parts present, not comparable with a full M Avg.")
+    _note_not_computed(collection, table, ["overall_quality"])
+    return table
+
+
+def table4(collection: Collection) -> Table:
+    table = _metric_table(collection, "table4", "Retrieval: TCR@15 (LLM judge) and IR", ["tcr15", "ir"])
+    _note_not_computed(collection, table, ["tcr15"])
+    return table
+
+
+def _note_not_computed(collection: Collection, table: Table, names: list[str]) -> None:
+    for m in names:
+        reasons = {(r.metrics["metrics"].get(m) or {}).get("reason") for r in collection.runs}
+        reasons.discard(None)
+        if reasons:
+            table.notes.append(f"{REGISTRY[m].title}: " + "; ".join(sorted(reasons)) + ".")
+
+
+def robustness_cost(collection: Collection) -> Table:
+    cols = [Column("n", "Questions", best=None), Column("failures", "Failures", best="min"),
+            Column("rate", "Failure %", best="min", digits=3), Column("reasons", "Reasons", best=None),
+            Column("prompt_tokens", "Prompt tok./q", best=None, digits=1),
+            Column("completion_tokens", "Compl. tok./q", best=None, digits=1),
+            Column("cents", "Cents/q", best="min", digits=3), Column("pricing", "Priced as", best=None)]
+    table = Table("robustness_cost", "Robustness and cost per question", [*row_axes(collection), "dataset"], cols)
+    for key, by_dataset in grid(collection).items():
+        for ds, run in sorted(by_dataset.items()):
+            n = run.n_questions
+            reasons = Counter(run.metrics.get("failures") or {})
+            cost = cost_block(run)
+            table.rows.append(([*key, ds], {
+                "n": n, "failures": sum(reasons.values()), "rate": 100 * sum(reasons.values()) / n if n else None,
+                "reasons": ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none",
+                "prompt_tokens": (cost.get("prompt_tokens") or {}).get("mean"),
+                "completion_tokens": (cost.get("completion_tokens") or {}).get("mean"),
+                "cents": cost.get("cents_per_question"), "pricing": cost.get("pricing")}))
+    table.notes.append("Tokens and cents per question over all questions (a failure before any reply counts 0), "
+                       "from each run's metrics.json cost block; – where the run has none or its backbone "
+                       "has no price row (set cost.pricing to price it, e.g. as GPT-4o like the paper).")
+    return table
+
+
+def ci_table(collection: Collection, n_resamples: int = 10_000, seed: int = 0) -> tuple[Table, list[dict]]:
+    cols = [Column("n", "n", best=None), Column("mean", "Mean", best=None, digits=4),
+            Column("low", "CI low", best=None, digits=4), Column("high", "CI high", best=None, digits=4),
+            Column("boot_low", "Boot. low", best=None, digits=4), Column("boot_high", "Boot. high", best=None, digits=4)]
+    table = Table("ci", "Means with 95% CIs: x̄ ± 1.96 s/√n (CI) and bootstrap BCa (Boot.)",
+                  ["dataset", "variant", "metric"], cols)
+    records = []
+    for run in collection.runs:
+        for m in CI_METRICS:
+            values = list(per_question(run, m).values())
+            if not any(v is not None for v in values):
+                continue
+            normal, boot = normal_ci(values), bootstrap_ci(values, n_resamples=n_resamples, seed=seed)
+            rec = {"dataset": str(run.axes["dataset"]), "variant": collection.label(run), "metric": m,
+                   "n": normal.n, "mean": normal.mean, "low": normal.low, "high": normal.high,
+                   "boot_low": boot.low, "boot_high": boot.high}
+            records.append(rec)
+            table.rows.append(([rec["dataset"], rec["variant"], REGISTRY[m].title], rec))
+    return table, records
+
+
+def reference_run(runs: list[Run], collection: Collection, reference: str | None) -> Run:
+    """The named variant, else the one with the highest mean Average Score."""
+    if reference is not None:
+        named = [r for r in runs if collection.label(r) == reference]
+        if not named:
+            known = sorted(collection.label(r) for r in runs)
+            raise ValueError(f"reference variant {reference!r} not found; variants: {known}")
+        return named[0]
+    return max(runs, key=lambda r: (run_mean(r, "average_score") is not None, run_mean(r, "average_score") or 0.0))
+
+
+def paired_table(collection: Collection, reference: str | None = None, n_resamples: int = 10_000,
+                 seed: int = 0) -> tuple[Table, list[dict]]:
+    cols = [Column("n", "n", best=None), Column("mean_a", "Mean A", best=None, digits=4),
+            Column("mean_b", "Mean B", best=None, digits=4), Column("diff", "A − B", best=None, digits=4),
+            Column("low", "CI low", best=None, digits=4), Column("high", "CI high", best=None, digits=4),
+            Column("wilcoxon", "Wilcoxon W", best=None, digits=1), Column("p_value", "p", best=None, digits=4)]
+    table = Table("paired", "Paired comparisons on the same questions: A − B with a paired bootstrap 95% CI "
+                  "and the Wilcoxon signed-rank test", ["dataset", "metric", "A", "B"], cols)
+    records = []
+    by_dataset: dict[str, list[Run]] = {}
+    for run in collection.runs:
+        by_dataset.setdefault(str(run.axes["dataset"]), []).append(run)
+    for ds, runs in sorted(by_dataset.items()):
+        runs = [r for r in runs if r.rows]
+        if len(runs) < 2:
+            continue
+        ref = reference_run(runs, collection, reference)
+        for other in (r for r in runs if r is not ref):
+            for m in PAIRED_METRICS:
+                result = paired(per_question(other, m), per_question(ref, m), n_resamples=n_resamples, seed=seed)
+                if result.n == 0:
+                    continue
+                rec = {"dataset": ds, "metric": m, "a": collection.label(other), "b": collection.label(ref),
+                       **result.to_dict()}
+                records.append(rec)
+                table.rows.append(([ds, REGISTRY[m].title, rec["a"], rec["b"]], rec))
+    if records:
+        table.notes.append("B is the reference variant of each dataset (named with --reference, else the one with "
+                           "the highest mean Average Score); n counts questions scored by both.")
+    return table, records

@@ -1,0 +1,117 @@
+"""Builds run folders shaped exactly as ``ham`` writes them (config.yaml, run.json,
+predictions.jsonl, metrics.json), with scores chosen by the test, plus a tiny corpus whose images
+have known colours. metrics.json is aggregated from the predictions by ham's own code."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from PIL import Image
+
+from ham.generate.cost import cost_summary
+from ham.metrics import REGISTRY, aggregate, average_score
+
+RED, BLUE, GREEN = (220, 20, 20), (20, 40, 220), (30, 170, 60)
+PRICES = {"gpt4o": {"prompt": 2.50, "completion": 10.00}}
+
+
+def make_corpus(root: Path) -> Path:
+    """corpus/guide/figures/{red,blue,green}.png and a questions file with reference answers."""
+    figures = root / "corpus" / "guide" / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    for name, colour in (("red", RED), ("blue", BLUE), ("green", GREEN)):
+        Image.new("RGB", (160, 100), colour).save(figures / f"{name}.png")
+    questions = [
+        {"id": "q1", "question": "How do I open the <b>red</b> panel?",
+         "reference_answer": "Open the panel. ![red panel](figures/red.png) Then <script>alert(1)</script> close it."},
+        {"id": "q2", "question": "Where is the blue switch?",
+         "reference_answer": "It is here. ![blue switch](figures/blue.png)"},
+        {"id": "q3", "question": "What is the weather?", "reference_answer": "Not covered."},
+    ]
+    (root / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    return root
+
+
+def config(dataset: str, root: Path | None = None, method: str = "ham", generator: str = "gpt-4o",
+           text_repr: str = "ct", image_repr: str = "si", seed: int = 0) -> dict:
+    return {"dataset": {"name": dataset, "path": str(root / "corpus") if root else "missing/corpus",
+                        "questions": str(root / "questions.jsonl") if root else "missing/questions.jsonl",
+                        "questions_format": "jsonl", "descriptions": None},
+            "text_repr": {"name": text_repr}, "image_repr": {"name": image_repr},
+            "encoder": {"_target_": "ham.encode.SentenceTransformerEncoder", "model": "minilm"},
+            "retrieval": {"mode": "hybrid", "k_t": 15, "k_v": 10},
+            "method": {"_target_": f"ham.methods.{method}.Assembler", "template": f"{method}_v1"},
+            "generator": {"_target_": "ham.generate.openai.OpenAIGenerator", "model": generator},
+            "judge": {"backend": "none"}, "seed": seed, "limit": None, "name": dataset}
+
+
+def prediction(qid: str, metrics: dict, answer: list | None = None, failure: dict | None = None,
+               usage: dict | None = None) -> dict:
+    gen = {"model": "m", "usage": usage or {}, "seconds": 0.1}
+    return {"id": qid, "question": f"question {qid}", "retrieved_text": [], "retrieved_images": [],
+            "prompt": {"text": "p", "template": "ham_v1", "slots": {}}, "raw_answer": "raw",
+            "answer": answer if failure is None else None, "failure": failure, "generation": gen,
+            "metrics": {name: metrics.get(name) for name in REGISTRY} | {
+                "average_score": metrics.get("average_score", average_score(metrics))}}
+
+
+def write_run(folder: Path, cfg: dict, rows: list[dict], judge: bool = False,
+              pricing: str | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text(yaml.safe_dump(cfg))
+    (folder / "run.json").write_text(json.dumps({"run_id": folder.name}))
+    (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    not_computed = {} if judge else {m: "not computed: no judge configured (judge=none)"
+                                     for m, s in REGISTRY.items() if s.needs_judge}
+    failures: dict[str, int] = {}
+    for r in rows:
+        if r["failure"]:
+            failures[r["failure"]["reason"]] = failures.get(r["failure"]["reason"], 0) + 1
+    summary = {"run_id": folder.name, "n_questions": len(rows), "failures": failures,
+               "n_failures": sum(failures.values()), "bertscore_hash": "test-hash",
+               "cost": cost_summary(rows, {"pricing": pricing, "prices": PRICES}, None),
+               "metrics": aggregate([r["metrics"] for r in rows], list(REGISTRY), not_computed),
+               "judge": {"model": "openai:judge"} if judge else {"backend": "none"}}
+    (folder / "metrics.json").write_text(json.dumps(summary))
+    return folder
+
+
+def paper_like_rows(means: dict, n: int = 4) -> list[dict]:
+    """n predictions whose per-question scores average exactly to ``means``."""
+    rows = []
+    for i in range(n):
+        delta = 0.01 * (1 if i % 2 else -1)
+        metrics = {k: (v + delta * (v < 1 and v > 0.02) if k != "overall_quality" else v + 10 * delta)
+                   for k, v in means.items()}
+        rows.append(prediction(f"q{i}", metrics))
+    return rows
+
+
+XSS = "<script>document.body.setAttribute('data-pwned','1')</script>"
+
+
+def make_viewer_run(root: Path, image_repr: str = "si") -> Path:
+    """A run over the fixture corpus whose texts carry markup that must be shown, not run."""
+    make_corpus(root)
+    hits = [{"unit_id": "u-red", "source": "guide/a.html", "image": "figures/red.png",
+             "image_path": "guide/figures/red.png", "heading_path": ["1. Panels <i>x</i>"],
+             "caption": 'the "red" panel & <b>bold</b>', "score": 0.91},
+            {"unit_id": "u-green", "source": "guide/a.html", "image": "figures/green.png",
+             "image_path": "guide/figures/green.png", "heading_path": ["2. Other"], "caption": "", "score": 0.5}]
+    text = [{"unit_id": "t1", "source": "guide/a.html", "heading_path": ["1. Panels", "1.1 Red"],
+             "text": "Press the <button> to open " + XSS, "score": 0.8}]
+    rows = [
+        {**prediction("q1", {"image_f1": 1.0, "img_cbs": 0.9, "ir": 1.0},
+                      answer=[{"type": "text", "text": "Open the red panel. " + XSS},
+                              {"type": "image", "image": "figures/red.png", "unit_id": "u-red"},
+                              {"type": "text", "text": "<img src=x onerror=\"document.title='pwned'\"> done"}]),
+         "question": "How do I open the <b>red</b> panel?", "retrieved_text": text, "retrieved_images": hits},
+        {**prediction("q2", {"image_f1": 0.0, "img_cbs": 0.0, "ir": 0.0},
+                      failure={"reason": "cites_unknown_image", "detail": "img9 <not given>"}),
+         "question": "Where is the blue switch?", "retrieved_images": hits[1:]},
+        {**prediction("q3", {"image_f1": 0.0, "img_cbs": None, "ir": None},
+                      answer=[{"type": "text", "text": "Sunny."}, {"type": "image", "image": "figures/gone.png"}]),
+         "question": "What is the weather?"},
+    ]
+    return write_run(root / "runs" / "demo" / f"run-{image_repr}", config("demo", root, image_repr=image_repr), rows)

@@ -1,0 +1,20 @@
+"""The local transformers judge on the bundled SmolLM2-135M-Instruct (slow: converts the GGUF).
+A model that small rarely writes the score tag; whatever it writes is either a valid score or a
+counted failure with the reply kept, never a number made up."""
+import pytest
+
+from ham.metrics.judge import build_judge
+
+pytestmark = pytest.mark.slow
+FIELDS = {"question": "What colour is the sky?", "reference": "Blue.", "evidence": "[1] (Sky) The sky is blue."}
+
+
+def test_local_judge_scores_or_fails_strictly(tmp_path):
+    judge = build_judge({"backend": "hf", "model": "smollm2", "max_tokens": 48, "prompts": {"tcr15": "tcr15_v1"}},
+                        tmp_path)
+    j = judge.judge("tcr15", FIELDS)
+    assert j.model == "hf:smollm2" and j.prompt == "tcr15_v1" and j.usage["prompt_tokens"] > 50
+    if j.error is None:
+        assert j.value in (0.0, 1.0) and judge.judge("tcr15", FIELDS).cached
+    else:
+        assert j.value is None and j.error.startswith("unparseable:") and j.reply
