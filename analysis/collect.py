@@ -33,7 +33,11 @@ RUN_FILES = ("config.yaml", "metrics.json", "predictions.jsonl")
 
 
 def _component(cfg: dict, group: str) -> str | None:
-    """A group's option: its ``name``, else its ``model``, else the module of its ``_target_``."""
+    """A group's option: the option file chosen (``choices``, recorded by the run), else the
+    group's ``name``, else its ``model``, else the module of its ``_target_``."""
+    chosen = (cfg.get("choices") or {}).get(group)
+    if chosen:
+        return str(chosen)
     node = cfg.get(group) or {}
     if not isinstance(node, dict):
         return str(node)
@@ -57,9 +61,9 @@ AXES: dict[str, Callable[[dict], object]] = {
     "dataset": _path("dataset", "name"),
     "method": lambda cfg: _component(cfg, "method"),
     "generator": lambda cfg: _component(cfg, "generator"),
-    "text_repr": _path("text_repr", "name"),
-    "image_repr": _path("image_repr", "name"),
-    "retrieval": _path("retrieval", "mode"),
+    "text_repr": lambda cfg: _component(cfg, "text_repr"),
+    "image_repr": lambda cfg: _component(cfg, "image_repr"),
+    "retrieval": lambda cfg: (cfg.get("choices") or {}).get("retrieval") or _path("retrieval", "mode")(cfg),
     "encoder": lambda cfg: _component(cfg, "encoder"),
     "k_t": _path("retrieval", "k_t"),
     "k_v": _path("retrieval", "k_v"),

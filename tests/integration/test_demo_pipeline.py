@@ -49,10 +49,18 @@ def test_outputs_have_the_documented_shape(demo_run):
     assert (out / "config.yaml").exists() and json.loads((out / "run.json").read_text())["corpus_hash"]
 
 
-def test_second_run_reuses_ingest_and_index_and_skips_done_questions(demo_run):
+def test_finished_run_is_not_run_again(demo_run, capsys):
+    tmp, out = demo_run
+    before = {p.name: p.read_text() for p in out.iterdir() if p.is_file()}
+    assert run(_cfg(tmp)) == out
+    assert {p.name: p.read_text() for p in out.iterdir() if p.is_file()} == before
+    assert "already finished" in capsys.readouterr().err
+
+
+def test_rerun_reuses_ingest_and_index_and_skips_done_questions(demo_run):
     tmp, out = demo_run
     before = (out / "predictions.jsonl").read_text()
-    again = run(_cfg(tmp))
+    again = run(_cfg(tmp, "rerun=true"))
     assert again == out
     assert (out / "predictions.jsonl").read_text() == before
     info = json.loads((out / "metrics.json").read_text())["index"]
@@ -64,7 +72,8 @@ def test_killed_run_resumes_without_loss_or_duplicates(demo_run):
     pred = out / "predictions.jsonl"
     full = _lines(pred)
     first = pred.read_text().splitlines()[0]
-    pred.write_text(first + "\n" + '{"id": "torn", "quest')   # killed mid-write
+    pred.write_text(first + "\n" + '{"id": "torn", "quest')   # killed mid-write, before metrics.json
+    (out / "metrics.json").unlink()
     run(_cfg(tmp))
     rows = _lines(pred)
     assert [r["id"] for r in rows] == [r["id"] for r in full]

@@ -72,3 +72,28 @@ def test_cancelled_job_is_reported_failed_not_waited_on(cluster, tmp_path):
     out, _ = proc.communicate(timeout=180)   # would hang forever if the state were invisible
     assert proc.returncode != 0
     assert "CANCELLED" in out, out[-3000:]
+
+
+def test_submit_grid_runs_the_driver_as_a_job(cluster, tmp_path):
+    env = dict(cluster, HAM_BIN=str(HAM), HAM_DRIVER_LOGS=str(tmp_path / "logs"), HAM_SLURM_CPUS="1",
+               HAM_SLURM_MEM_GB="1", HAM_DRIVER_TIME="00:30:00")
+    submitted = subprocess.run(
+        [str(PROJECT_ROOT / "slurm" / "submit_grid.sh"), "demo", "slurm_cpu", "limit=1", "progress=false",
+         f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+         f"hydra.launcher.submitit_folder={tmp_path / 'submitit'}/%j"],
+        env=env, capture_output=True, text=True, timeout=60)
+    assert submitted.returncode == 0, submitted.stderr
+    driver = submitted.stdout.split("Submitted batch job")[1].split()[0]
+    deadline = time.time() + 900
+    state = ""
+    while time.time() < deadline:
+        state = subprocess.run(["sacct", "-n", "-X", "-j", driver, "-o", "State"], env=cluster,
+                               capture_output=True, text=True).stdout.strip()
+        if state and state.split()[0] in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"):
+            break
+        time.sleep(3)
+    log = "".join(p.read_text() for p in (tmp_path / "logs").glob("driver-*.log"))
+    assert state.startswith("COMPLETED"), log[-3000:]
+    listed = [json.loads(p.read_text()) for p in (tmp_path / "out" / "grids" / "demo" / "runs").glob("*.json")]
+    assert len(listed) == 4 and {e["status"] for e in listed} == {"finished"}
+    assert all(e.get("slurm_array_job_id") for e in listed)
