@@ -171,6 +171,14 @@ class TreeBuilder:
         return Document(id=self.doc_id, title=title, source=self.source, format=self.fmt, root=self.root)
 
 
+def build_document(doc_id: str, title: str, source: str, fmt: str, blocks) -> Document:
+    """A document from a finished block stream (formats that read a whole file at once)."""
+    builder = TreeBuilder(doc_id, title, source, fmt)
+    for block in blocks:
+        builder.add(block)
+    return builder.finish()
+
+
 def doc_id_for(rel_source: str) -> str:
     """A stable document id from a source path relative to the corpus root: the path without its
     suffix, with whitespace replaced (``manuals/Car Loan.md`` -> ``manuals/Car_Loan``)."""

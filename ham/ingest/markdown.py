@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ham.document import Document
-from ham.ingest.builder import Block, TreeBuilder, doc_id_for
+from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.html_page import fragment_blocks
 from ham.ingest.report import IngestReport, read_text, resolve_image
 
@@ -238,10 +238,7 @@ def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
         report.add(path, "no content (empty document)", "document")
         return None
     rel = report.rel(path)
-    builder = TreeBuilder(doc_id_for(rel), document_title(blocks, path), rel, "markdown")
-    for block in blocks:
-        builder.add(block)
-    return builder.finish()
+    return build_document(doc_id_for(rel), document_title(blocks, path), rel, "markdown", blocks)
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:

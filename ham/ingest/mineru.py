@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 
 from ham.document import Document
-from ham.ingest.builder import Block, TreeBuilder, doc_id_for
+from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.html_page import table_html_text
 from ham.ingest.report import IngestReport, read_text, resolve_image
 
@@ -168,10 +168,7 @@ def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
     rel = report.rel(path)
     first_h1 = next((b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.text.strip()), "")
     title = " ".join(first_h1.split()) or stem_of(path)
-    builder = TreeBuilder(doc_id_for(rel[: -len(SUFFIX)] + ".json"), title, rel, "mineru")
-    for block in blocks:
-        builder.add(block)
-    return builder.finish()
+    return build_document(doc_id_for(rel[: -len(SUFFIX)] + ".json"), title, rel, "mineru", blocks)
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:

@@ -27,7 +27,7 @@ import json
 from pathlib import Path, PurePosixPath
 
 from ham.document import Document
-from ham.ingest.builder import Block, TreeBuilder, is_step_title, numbering_depth
+from ham.ingest.builder import Block, build_document, is_step_title, numbering_depth
 from ham.ingest.report import IngestReport, read_text, resolve_image
 from ham.questions import Question
 
@@ -228,11 +228,9 @@ def parse_line(raw: str, lineno: int, path: Path, report: IngestReport,
         return None
     rel = report.rel(path)
     title = next((b.text for b in blocks if b.kind == "heading" and b.text), "")
-    builder = TreeBuilder(f"{subset_of(path)}/{doc_key}", title, rel, "mramg")
     for block in blocks:
         block.source = rel
-        builder.add(block)
-    return builder.finish()
+    return build_document(f"{subset_of(path)}/{doc_key}", title, rel, "mramg", blocks)
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
