@@ -3,6 +3,7 @@ calls through ``ham.chat.ChatClient``, and batched greedy generation with a loca
 model. Nothing here downloads: local models load from a folder or the Hugging Face cache only."""
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Sequence
 
@@ -15,10 +16,19 @@ def chat_many(client: ChatClient, conversations: Sequence[list[dict]]) -> list[C
     return [CallResult(r.text, r.error) for r in client.chat_many(list(conversations))]
 
 
+def folder_revision(path: Path) -> str:
+    """A short content hash of a model folder's file names and sizes (part of model ids)."""
+    h = hashlib.sha256()
+    for f in sorted(path.rglob("*")):
+        if f.is_file():
+            h.update(f"{f.relative_to(path)}:{f.stat().st_size}".encode())
+    return h.hexdigest()[:12]
+
+
 def model_source(model: str) -> str:
     """A local folder, or a hub id that must already be in the Hugging Face cache."""
-    if Path(model).exists():
-        return str(model)
+    if Path(model).expanduser().exists():
+        return str(Path(model).expanduser())
     from huggingface_hub import snapshot_download
 
     try:

