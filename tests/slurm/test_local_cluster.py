@@ -97,3 +97,28 @@ def test_submit_grid_runs_the_driver_as_a_job(cluster, tmp_path):
     listed = [json.loads(p.read_text()) for p in (tmp_path / "out" / "grids" / "demo" / "runs").glob("*.json")]
     assert len(listed) == 4 and {e["status"] for e in listed} == {"finished"}
     assert all(e.get("slurm_array_job_id") for e in listed)
+
+
+def test_requeued_job_resumes_from_its_written_predictions(cluster, tmp_path):
+    """Slurm interrupts and requeues a running job (as preemption does); the run picks up where
+    its predictions.jsonl stopped, with no question lost or answered twice."""
+    proc = _grid(cluster, tmp_path, "generator=smollm2", "limit=5", "name=requeue_me",
+                 "hydra.launcher.name=requeue_me")
+    deadline = time.time() + 600
+    written: list[str] = []
+    while time.time() < deadline and len(written) < 2:
+        preds = list((tmp_path / "out" / "runs" / "requeue_me").glob("*/predictions.jsonl"))
+        written = preds[0].read_text().splitlines() if preds else []
+        time.sleep(1)
+    assert len(written) >= 2, "the run never wrote two predictions"
+    job = subprocess.run(["squeue", "-h", "-n", "requeue_me", "-o", "%i"], env=cluster,
+                         capture_output=True, text=True).stdout.split()[0]
+    subprocess.run(["scontrol", "requeue", job], env=cluster, check=True)
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    rows = [json.loads(line) for line in preds[0].read_text().splitlines()]
+    assert len(rows) == 5 and len({r["id"] for r in rows}) == 5
+    assert rows[:2] == [json.loads(line) for line in written[:2]]   # kept, not redone
+    history = subprocess.run(["sacct", "-D", "-X", "-n", "-j", job, "-o", "State"], env=cluster,
+                             capture_output=True, text=True).stdout
+    assert "REQUEUED" in history, history
