@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlparse
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block
-from ham.ingest.report import IngestReport, resolve_image
+from ham.ingest.report import IngestReport, read_bytes, resolve_image
 
 
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
@@ -72,10 +72,8 @@ def declared_charset(data: bytes) -> str | None:
 
 def decode_page(path: Path, report: IngestReport) -> str | None:
     """Bytes to text by the declared charset (UTF-8 when none); report and return None on failure."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        report.add(path, f"cannot read file ({exc})", "document")
+    data = read_bytes(path, report)
+    if data is None:
         return None
     if data.startswith(codecs.BOM_UTF8):
         charset = "utf-8-sig"

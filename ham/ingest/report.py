@@ -101,12 +101,19 @@ def resolve_image(ref: str, base_dir: Path, root: Path, report: IngestReport,
     return inside.as_posix()
 
 
-def read_text(path: Path, report: IngestReport) -> str | None:
-    """Read a UTF-8 text file; on bad bytes, record the problem and return None."""
+def read_bytes(path: Path, report: IngestReport) -> bytes | None:
+    """A document file's bytes; when it cannot be read, record why and return None."""
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         report.add(path, f"cannot read file ({exc})", "document")
+        return None
+
+
+def read_text(path: Path, report: IngestReport) -> str | None:
+    """Read a UTF-8 text file; on bad bytes, record the problem and return None."""
+    data = read_bytes(path, report)
+    if data is None:
         return None
     try:
         return data.decode("utf-8-sig")
