@@ -8,13 +8,14 @@ Dense side: a faiss index chosen by ``conf/index/`` (``flat`` exact inner produc
 installed and a GPU present, flat and IVF-PQ indexes are built and searched on the GPU (HNSW has no
 GPU version in faiss) and saved as CPU indexes.
 
-Sparse side: BGE-M3's lexical weights when the encoder produces them (score = sum over shared
-tokens of w_query * w_doc, a CSR matrix product), else BM25 (bm25s).
+Sparse side (``ham.sparse``): BGE-M3's lexical weights when the encoder produces them (score = sum
+over shared tokens of w_query * w_doc), else BM25 (bm25s's index, scored by ``ham.sparse``).
 
 Fusion: a query's candidate pool is the union of each side's top ``pool`` units. Both scores are
-computed exactly for every candidate (the dense one from the stored vectors, so approximate indexes
-only choose candidates), then each side is min-max scaled over the pool to [0, 1] (a side whose
-scores are all equal scales to 1 when positive, else 0), and ``fused = 0.7 * dense + 0.3 * sparse``.
+exact for every candidate: the dense one is faiss's own score where that is exact (flat, HNSW-flat)
+and otherwise recomputed from the stored vectors, so approximate indexes (IVF-PQ) only choose
+candidates. Each side is then min-max scaled over the pool to [0, 1] (a side whose scores are all
+equal scales to 1 when positive, else 0), and ``fused = 0.7 * dense + 0.3 * sparse``.
 BM25 and BGE-M3 lexical scores are unbounded while cosines are not, so the raw values are never
 mixed; min-max over the pool treats both sparse kinds alike.
 
@@ -26,27 +27,18 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from ham.sparse import BM25Sparse, LexicalSparse
+
 DENSE_WEIGHT = 0.7
 ADD_CHUNK = 65536
 log = logging.getLogger("ham.index")
-
-
-def _bm25s():
-    import bm25s
-
-    logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG on import and logs every build
-    return bm25s
-
-
-def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    bm25s = _bm25s()
-    return bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
 
 
 def gpu_available() -> bool:
@@ -175,65 +167,16 @@ def _training_sample(vectors: np.ndarray, size: int) -> np.ndarray:
     return np.ascontiguousarray(vectors[rows], dtype=np.float32)
 
 
-class BM25Sparse:
-    """BM25 over bm25s tokens (English stopwords removed); queries are token lists."""
-
-    kind = "bm25"
-
-    def __init__(self, bm25) -> None:
-        self.bm25 = bm25
-
-    @classmethod
-    def build(cls, texts: Sequence[str]) -> "BM25Sparse":
-        bm25s = _bm25s()
-        bm25 = bm25s.BM25()
-        bm25.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False), show_progress=False)
-        return cls(bm25)
-
-    def save(self, folder: Path) -> None:
-        self.bm25.save(str(folder))
-
-    @classmethod
-    def load(cls, folder: Path) -> "BM25Sparse":
-        return cls(_bm25s().BM25.load(str(folder)))
-
-    def scores(self, query: "Query", n: int) -> np.ndarray:
-        known = [t for t in query.tokens if t in self.bm25.vocab_dict]
-        if not known:
-            return np.zeros(n, dtype=np.float32)
-        return np.asarray(self.bm25.get_scores(known), dtype=np.float32)
-
-
-class LexicalSparse:
-    """BGE-M3 lexical matching: sum over shared tokens of w_query * w_doc (CSR product)."""
-
-    kind = "bge_m3_lexical"
-
-    def __init__(self, matrix) -> None:
-        self.matrix = matrix
-
-    @classmethod
-    def load(cls, path: Path) -> "LexicalSparse":
-        import scipy.sparse as sp
-
-        return cls(sp.load_npz(path).tocsc())
-
-    def scores(self, query: "Query", n: int) -> np.ndarray:
-        if not query.lexical:
-            return np.zeros(n, dtype=np.float32)
-        cols = np.fromiter(query.lexical.keys(), dtype=np.int64)
-        keep = cols < self.matrix.shape[1]
-        cols = cols[keep]
-        weights = np.fromiter(query.lexical.values(), dtype=np.float32)[keep]
-        return np.asarray(self.matrix[:, cols] @ weights, dtype=np.float32).ravel()
-
-
 @dataclass
 class Query:
     text: str
     dense: np.ndarray
     tokens: list[str]
     lexical: dict[int, float] | None = None
+    row: np.ndarray = field(init=False, repr=False, compare=False)   # dense as faiss wants it
+
+    def __post_init__(self) -> None:
+        self.row = np.ascontiguousarray(np.reshape(self.dense, (1, -1)), dtype=np.float32)
 
 
 @dataclass(slots=True)
@@ -244,13 +187,15 @@ class Scored:
     sparse: float
 
 
-def _minmax(values: np.ndarray) -> np.ndarray:
+def _minmax(values: np.ndarray, weight: float = 1.0) -> np.ndarray:
+    """``weight`` times ``values`` min-max scaled to [0, 1]; all-equal values scale to 1 when
+    positive, else 0. Reductions through the ufuncs: ``ndarray.min`` adds a Python-level call."""
     if values.size == 0:
         return values
-    lo, hi = float(values.min()), float(values.max())
+    lo, hi = float(np.minimum.reduce(values)), float(np.maximum.reduce(values))
     if hi - lo < 1e-12:
-        return np.full_like(values, 1.0 if hi > 0 else 0.0)
-    return (values - lo) / (hi - lo)
+        return np.full_like(values, weight if hi > 0 else 0.0)
+    return (values - lo) * (weight / (hi - lo))
 
 
 def _exact_vectors(index) -> np.ndarray | None:
@@ -270,6 +215,37 @@ def _top(values: np.ndarray, depth: int) -> np.ndarray:
     return np.argpartition(-values, depth - 1)[:depth]
 
 
+def _fuse(scores: np.ndarray, mode: str, dense_weight: float) -> np.ndarray:
+    """The ranking score from a pool's (dense, sparse) score rows: one side alone, or
+    ``dense_weight * minmax(dense) + (1 - dense_weight) * minmax(sparse)`` as one linear map."""
+    if mode == "dense":
+        return scores[0]
+    if mode == "sparse":
+        return scores[1]
+    lo, hi = np.minimum.reduce(scores, axis=1).tolist(), np.maximum.reduce(scores, axis=1).tolist()
+    scale, shift = [], 0.0
+    for weight, low, high in zip((dense_weight, 1 - dense_weight), lo, hi):
+        if high - low < 1e-12:   # a constant side scales to 1 when positive, else 0 (as _minmax)
+            scale.append(0.0)
+            shift += weight if high > 0 else 0.0
+        else:
+            scale.append(weight / (high - low))
+            shift -= weight * low / (high - low)
+    fused = np.dot(np.array(scale, dtype=np.float32), scores)
+    fused += shift
+    return fused
+
+
+def _returns_exact_scores(index) -> bool:
+    """Whether faiss's returned scores are exact inner products (flat and HNSW-flat indexes, on
+    CPU or GPU), so only candidates it did not return need their vectors gathered."""
+    import faiss
+
+    if isinstance(index, faiss.IndexHNSWFlat):
+        index = faiss.downcast_index(index.storage)
+    return type(index).__name__ in ("IndexFlatIP", "IndexFlat", "GpuIndexFlatIP", "GpuIndexFlat")
+
+
 class HybridIndex:
     def __init__(self, unit_ids: list[str], dense, vectors: np.ndarray, sparse, meta: dict) -> None:
         self.unit_ids, self.dense, self.sparse, self.meta = unit_ids, dense, sparse, meta
@@ -277,6 +253,8 @@ class HybridIndex:
         if self.vectors is None:
             self.vectors = vectors
         self.row_of = {u: i for i, u in enumerate(unit_ids)}
+        self.exact_scores = dense is not None and _returns_exact_scores(dense)
+        self._local = threading.local()   # a per-thread scratch mask for merging candidate lists
 
     def __len__(self) -> int:
         return len(self.unit_ids)
@@ -315,21 +293,45 @@ class HybridIndex:
         if n == 0 or (k is not None and k <= 0):
             return []
         depth = min(n, max(pool, k or 0))
-        q = np.ascontiguousarray(query.dense.reshape(1, -1), dtype=np.float32)
-        _, dense_ids = self.dense.search(q, depth)
-        sparse_all = self.sparse_scores(query)
-        cand = np.union1d(dense_ids[0][dense_ids[0] >= 0], _top(sparse_all, depth))
-        if len(extra):
-            cand = np.union1d(cand, np.asarray(extra, dtype=np.int64))
-        dense_c = np.asarray(self.vectors[cand], dtype=np.float32) @ q[0]
-        sparse_c = sparse_all[cand]
-        if mode == "dense":
-            fused = dense_c
-        elif mode == "sparse":
-            fused = sparse_c
-        else:
-            fused = dense_weight * _minmax(dense_c) + (1 - dense_weight) * _minmax(sparse_c)
+        cand, scores = self._pool(query, depth, extra)
+        fused = _fuse(scores, mode, dense_weight)
         order = np.lexsort((cand, -fused))[:k]  # ties broken by row (source) order
-        ids = self.unit_ids
-        return [Scored(ids[row], f, d, s) for row, f, d, s in
-                zip(cand[order].tolist(), fused[order].tolist(), dense_c[order].tolist(), sparse_c[order].tolist())]
+        picked = scores[:, order].tolist()
+        return list(map(Scored, map(self.unit_ids.__getitem__, cand[order].tolist()), fused[order].tolist(),
+                        picked[0], picked[1]))
+
+    def _pool(self, query: Query, depth: int, extra: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The candidate rows (each side's top ``depth`` plus ``extra``) and their exact dense
+        (row 0) and sparse (row 1) scores."""
+        found, rows = self.dense.search(query.row, depth)
+        found, rows = found[0], rows[0]
+        if rows[-1] < 0:   # approximate indexes pad a short result with -1
+            found, rows = found[rows >= 0], rows[rows >= 0]
+        sparse_all = self.sparse_scores(query)
+        new = rows[:0]
+        if len(rows) < len(self):   # else faiss returned every unit (extra rows included)
+            others = _top(sparse_all, depth)
+            if len(extra):
+                others = np.unique(np.concatenate((others, np.asarray(extra, dtype=np.int64))))
+            new = self._not_in(others, rows)
+        cand = np.concatenate((rows, new)) if len(new) else rows
+        scores = np.empty((2, len(cand)), dtype=np.float32)
+        if self.exact_scores:
+            scores[0, :len(rows)] = found
+            if len(new):
+                np.matmul(self.vectors[new], query.row[0], out=scores[0, len(rows):])
+        else:
+            np.matmul(np.asarray(self.vectors[cand], dtype=np.float32), query.row[0], out=scores[0])
+        np.take(sparse_all, cand, out=scores[1])
+        return cand, scores
+
+    def _not_in(self, candidates: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``candidates`` not among ``rows``, in O(len) through a scratch mask (no sorting)."""
+        seen = getattr(self._local, "seen", None)
+        if seen is None:
+            seen = self._local.seen = np.zeros(len(self), dtype=bool)
+        seen[rows] = True
+        try:
+            return candidates[~seen[candidates]]
+        finally:
+            seen[rows] = False

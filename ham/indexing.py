@@ -34,7 +34,8 @@ from ham.cache import FolderCache, KeyedStore, key_of
 from ham.corpus import Corpus
 from ham.describe import Descriptions, describe_images
 from ham.encode import BatchedEncoder
-from ham.index import BM25Sparse, FaissSpec, FlatSpec, HybridIndex, LexicalSparse
+from ham.index import FaissSpec, FlatSpec, HybridIndex
+from ham.sparse import BM25Sparse, LexicalSparse
 from ham.paths import resolve_path
 from ham.represent import Representer
 from ham.retrieve import Retriever

@@ -11,7 +11,8 @@ import logging
 from dataclasses import dataclass
 
 from ham.corpus import Corpus
-from ham.index import HybridIndex, Query, Scored, tokenize
+from ham.index import HybridIndex, Query, Scored
+from ham.sparse import tokenize
 from ham.units import EvidenceUnit
 
 log = logging.getLogger("ham.retrieve")

@@ -23,7 +23,7 @@ import re
 import numpy as np
 
 from ham.answer import SLOT_PATTERN
-from ham.index import tokenize
+from ham.sparse import tokenize
 from ham.methods.base import Method, Prompt, flat_text_blocks, image_proxy, slots_of
 from ham.retrieve import Retrieved
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from ham.encode import BatchedEncoder, BGEM3Encoder, Encoded, SentenceTransformerEncoder
-from ham.index import LexicalSparse, Query
+from ham.index import Query
+from ham.sparse import LexicalSparse
 from tests.index.tiny_models import tiny_bge_m3
 
 

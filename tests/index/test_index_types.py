@@ -6,7 +6,8 @@ import scipy.sparse as sp
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from ham.index import FlatSpec, HNSWSpec, IVFPQSpec, LexicalSparse, Query
+from ham.index import FlatSpec, HNSWSpec, IVFPQSpec, Query
+from ham.sparse import LexicalSparse
 from ham.paths import PROJECT_ROOT
 
 

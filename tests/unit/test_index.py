@@ -3,7 +3,8 @@ import pytest
 
 from ham.cache import FolderCache
 from ham.encode import BatchedEncoder, Encoded
-from ham.index import FlatSpec, Query, _minmax, tokenize
+from ham.index import FlatSpec, Query, _minmax
+from ham.sparse import tokenize
 from ham.indexing import index_strings
 
 
