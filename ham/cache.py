@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import uuid
 from pathlib import Path
 from typing import Callable
+
+log = logging.getLogger("ham.cache")
 
 
 def key_of(obj) -> str:
@@ -82,8 +85,9 @@ class KeyedStore:
             return None
         try:
             return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            return None  # an unreadable entry is recomputed and overwritten
+        except (OSError, json.JSONDecodeError) as exc:
+            log.warning("%s: unreadable cache entry, computing it again (%s)", path, exc)
+            return None
 
     def put(self, key: str, record: dict) -> None:
         path = self._path(key)

@@ -7,14 +7,14 @@ Backends (registry ``JUDGE_BACKENDS``, chosen by ``judge.backend`` in ``conf/jud
              messages joined into one user turn, greedy decoding)
     none     no judge: judged metrics are reported as not computed
 
-Cache: one JSONL file per (judge model, prompt version) under ``<cache root>/judgments/``, one line
-per judgment keyed by the hash of the rendered messages (the input). Only valid judgments are
-cached; an API error or an unparseable reply is a judge failure, recorded and counted, and asked
-again on the next run.
+Cache: a ``ham.cache.KeyedStore`` per (judge model, prompt version) under
+``<cache root>/judgments/``, one small JSON file per judgment keyed by the hash of the rendered
+messages (the input), written by atomic rename so grid cells judging at once on a shared (NFS)
+cache never tear each other's entries. Only valid judgments are cached; an API error or an
+unparseable reply is a judge failure, recorded and counted, and asked again on the next run.
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -23,7 +23,7 @@ from types import SimpleNamespace
 
 from omegaconf import OmegaConf
 
-from ham.cache import key_of
+from ham.cache import KeyedStore, key_of
 from ham.chat import ChatClient, ChatReply
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
 
@@ -50,28 +50,18 @@ class Judgment:
 
 
 class JudgmentCache:
-    """Valid judgments of one (judge model, prompt version), one JSON object per line."""
+    """Valid judgments of one (judge model, prompt version), one JSON file per input hash."""
 
     def __init__(self, root: Path, model: str, prompt: str) -> None:
         slug = re.sub(r"[^\w.-]+", "_", model)[:60]
-        self.path = Path(root) / "judgments" / f"{slug}-{key_of([model, prompt])[:8]}" / f"{prompt}.jsonl"
-        self.entries: dict[str, dict] = {}
-        if self.path.exists():
-            for lineno, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
-                try:
-                    entry = json.loads(line)
-                    self.entries[entry["input"]] = entry
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    log.warning("%s:%d: unreadable cache line skipped (%s)", self.path, lineno, exc)
+        self.store = KeyedStore(root, f"judgments/{slug}-{key_of([model, prompt])[:8]}/{prompt}")
+        self.path = self.store.folder
 
     def get(self, input_hash: str) -> dict | None:
-        return self.entries.get(input_hash)
+        return self.store.get(input_hash)
 
     def put(self, entry: dict) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        self.entries[entry["input"]] = entry
+        self.store.put(entry["input"], entry)
 
 
 class HFChat:

@@ -37,10 +37,10 @@ def test_second_run_is_answered_from_the_cache_without_a_request(tmp_path):
         other = _judge(server, tmp_path).judge("overall_quality", {**FIELDS, "answer": "different"})
     assert len(server.requests) == 2, "the repeated input made no request; the changed input did"
     assert again.cached and again.value == first.value and again.scores == first.scores and not other.cached
-    files = list((tmp_path / "judgments").rglob("*.jsonl"))
-    assert len(files) == 1 and files[0].name == "overall_quality_v1.jsonl"
-    lines = [json.loads(x) for x in files[0].read_text().splitlines()]
-    assert len(lines) == 2 and lines[0]["scores"]["overall"] == 4 and lines[0]["model"] == "openai:judge-m"
+    files = list((tmp_path / "judgments").rglob("*.json"))
+    assert len(files) == 2 and {f.parent.parent.name for f in files} == {"overall_quality_v1"}
+    entries = [json.loads(f.read_text()) for f in files]
+    assert {e["scores"]["overall"] for e in entries} == {4} and {e["model"] for e in entries} == {"openai:judge-m"}
 
 
 def test_cache_is_keyed_by_judge_model_and_prompt_version(tmp_path):
@@ -77,14 +77,33 @@ def test_malformed_body_and_exhausted_retries_are_failures(tmp_path):
     assert exhausted.value is None and exhausted.error.startswith("api_error: HTTP 500")
 
 
-def test_torn_cache_line_is_skipped_with_a_warning(tmp_path, caplog):
+def test_torn_cache_entry_is_judged_again_with_a_warning(tmp_path, caplog):
     with ChatServer(responder=lambda body: GOOD) as server:
         judge = _judge(server, tmp_path)
         judge.judge("overall_quality", FIELDS)
-        path = judge.caches["overall_quality"].path
-        path.write_text(path.read_text() + '{"input": "x", "sco')
+        [path] = judge.caches["overall_quality"].path.rglob("*.json")
+        path.write_text('{"input": "x", "sco')
         again = _judge(server, tmp_path).judge("overall_quality", FIELDS)
-    assert again.cached and "unreadable cache line" in caplog.text and str(path) in caplog.text
+        third = _judge(server, tmp_path).judge("overall_quality", FIELDS)
+    assert not again.cached and again.value == 4.0 and len(server.requests) == 2
+    assert "unreadable cache entry" in caplog.text and str(path) in caplog.text
+    assert third.cached, "the re-judged entry replaced the torn one"
+
+
+def test_grid_cells_judging_at_once_share_one_cache(tmp_path):
+    import threading
+
+    with ChatServer(responder=lambda body: GOOD) as server:
+        inputs = [{**FIELDS, "answer": f"answer {i}"} for i in range(12)]
+        threads = [threading.Thread(target=lambda: [_judge(server, tmp_path).judge("overall_quality", f) for f in inputs])
+                   for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        later = [_judge(server, tmp_path).judge("overall_quality", f) for f in inputs]
+    assert all(j.cached and j.value == 4.0 for j in later)
+    assert len(list((tmp_path / "judgments").rglob("*.json"))) == 12
 
 
 def test_no_judge_and_bad_configs():
