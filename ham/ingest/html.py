@@ -17,7 +17,7 @@ Levels
     that holds its table of contents (else its first section). Inside admonitions and procedure
     steps headings are plain text.
 
-How a single page becomes Blocks (what is chrome, what is a unit) is in ``html_page``.
+How a single page becomes Blocks is in ``html_page`` (what is chrome) and ``html_content`` (what is a unit).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Reading one HTML page (selectolax lexbor) into Blocks: what is chrome and what is content.
+"""Reading one HTML page (selectolax lexbor): its encoding, links, place among the pages, and what
+is chrome (removed before the content is read).
 
 Chrome (never content)
     ``head``, scripts and styles, DocBook ``div.navheader``/``div.navfooter``, tables of contents
@@ -6,19 +7,9 @@ Chrome (never content)
     Sphinx ``div.related``/``div.sphinxsidebar``/``div.footer``, ``nav``, ``footer``,
     ``[role=navigation]``, breadcrumbs, a site ``header`` (one outside article/main/section),
     ``a.headerlink`` (the pilcrow), forms, Sphinx's generated index and search pages (the targets
-    of ``<link rel="index|search">``), prev/next/up/home icons and admonition icons (an
-    ``img`` in a note/tip/warning/caution/important box named after the box or alone in its cell).
-    The admonition's label ("Tip") prefixes its first paragraph.
+    of ``<link rel="index|search">``); icons are skipped by ``ham.ingest.html_content``.
 
-Units
-    Paragraphs, list items and ``pre`` blocks are text (inline markup flattened, whitespace
-    normalised; ``pre`` keeps its lines; a definition list's term prefixes its definition;
-    DocBook subtitles are text). Every ``ol`` item outside another step is a procedure
-    ``step`` (its images belong to it); tables that are not layout (no ``role=presentation``, no
-    nested table, not inside an admonition) become table blocks with ``a | b`` rows. Figure
-    captions (DocBook ``div.figure > p.title``, ``figcaption``, ``p.caption``) are caption blocks
-    that TreeBuilder links to their image. ``img src`` as written is ``Block.image``, resolved
-    against the page's folder; ``data:`` and remote images are reported, never fetched.
+Page content (paragraphs, steps, tables, figures) is read by ``ham.ingest.html_content``.
 """
 from __future__ import annotations
 
@@ -28,32 +19,18 @@ from email.message import Message
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser
 
 from ham.ingest.builder import Block
-from ham.ingest.report import IngestReport, read_bytes, resolve_image
+from ham.ingest.html_content import TOC_CHROME, ContentWalker, normalise, remove_chrome
+from ham.ingest.report import IngestReport, read_bytes
 
 
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
                "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, form, #searchbox, "
                "div.searchbox, button, input, select")
-_TOC_CHROME = ("div.list-of-figures, div.list-of-tables, div.list-of-examples, div.list-of-equations, "
-               "div.list-of-procedures, div.contents.topic, div.topic.contents, a.headerlink")
-_PAGE_TOC_CLASSES = {"toc", "toctree-wrapper"}  # skipped by the walker, which notes where they sat
 _TOC_ENTRIES = "div.toctree-wrapper li.toctree-l1 > a, dl.toc > dt a"  # a TOC's first-level links
-_ALWAYS_SKIP = {"script", "style", "noscript", "template", "head", "iframe", "object", "svg", "map"}
-ADMONITIONS = ("note", "tip", "warning", "caution", "important", "attention", "danger", "hint",
-               "seealso", "admonition")
-_ICON_NAMES = {"prev", "next", "up", "home", "blank"} | set(ADMONITIONS)
-_BLOCK_TAGS = {"html", "body", "p", "div", "section", "article", "main", "aside", "blockquote", "ul",
-               "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "td", "th",
-               "figure", "figcaption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center",
-               "details", "summary", "caption", "address", "fieldset", "header", "hgroup", "title"}
-_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
-
-
-# --------------------------------------------------------------------------- reading a page
 
 def declared_charset(data: bytes) -> str | None:
     """The charset a page declares in ``<meta charset>`` or ``<meta http-equiv content=...>``."""
@@ -108,49 +85,6 @@ def link_target(href: str | None, page: Path, root: Path) -> str | None:
         return target.relative_to(root.resolve()).as_posix()
     except ValueError:
         return None
-
-
-def normalise(text: str) -> str:
-    return " ".join(text.split())
-
-
-def flatten(node: LexborNode) -> str:
-    """A node's text with inline markup flattened; block boundaries become spaces."""
-    parts: list[str] = []
-    for n in node.traverse(include_text=True):
-        if n.tag == "-text":
-            parts.append(n.text_content or "")
-        elif n.tag in _BLOCK_TAGS or n.tag == "br":
-            parts.append(" ")
-    return normalise("".join(parts))
-
-
-def classes(node: LexborNode) -> set[str]:
-    return set((node.attributes.get("class") or "").split())
-
-
-def table_text(node: LexborNode) -> str:
-    """Rows of a table as ``a | b | c`` lines."""
-    rows = []
-    for tr in node.css("tr"):
-        cells = [flatten(c) for c in tr.iter() if c.tag in ("td", "th")]
-        if any(cells):
-            rows.append(" | ".join(cells))
-    return "\n".join(rows)
-
-
-def table_html_text(fragment: str) -> str:
-    """Flatten an HTML table fragment (e.g. MinerU's ``table_body``); plain text if no table."""
-    tree = LexborHTMLParser(fragment)
-    table = tree.css_first("table")
-    if table is not None:
-        return table_text(table)
-    return flatten(tree.body) if tree.body is not None else ""
-
-
-def remove_chrome(tree: LexborHTMLParser, selectors: str) -> None:
-    for node in tree.css(selectors):
-        node.decompose()
 
 
 def remove_site_headers(tree: LexborHTMLParser) -> None:
@@ -217,8 +151,8 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     remove_site_headers(tree)
     order = [link_target(a.attributes.get("href"), path, root) for a in tree.css("a[href]")]
     toc_entries = [link_target(a.attributes.get("href"), path, root) for a in tree.css(_TOC_ENTRIES)]
-    remove_chrome(tree, _TOC_CHROME)
-    walker = _Walker(path, root, report, rel)
+    remove_chrome(tree, TOC_CHROME)
+    walker = ContentWalker(path, root, report, rel)
     try:
         blocks = walker.run(tree.body)
     except RecursionError:
@@ -232,196 +166,4 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
                 list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, walker.toc_at)
 
 
-# --------------------------------------------------------------------------- page content
 
-class _Walker:
-    """Turns one page's body into Blocks in reading order (see the module docstring)."""
-
-    def __init__(self, page: Path, root: Path, report: IngestReport, rel: str) -> None:
-        self.page, self.root, self.report, self.rel = page, root, report, rel
-        self.blocks: list[Block] = []
-        self.inline: list[str] = []
-        self.prefix = ""
-        self.step_depth = 0
-        self.admonition_depth = 0
-        self.table_caption = ""
-        self.toc_at: int | None = None
-
-    def run(self, body: LexborNode | None) -> list[Block]:
-        if body is not None:
-            self.walk(body)
-            self.flush()
-        return self.blocks
-
-    def emit(self, kind: str, **fields) -> None:
-        self.blocks.append(Block(kind=kind, source=self.rel, **fields))
-
-    def flush(self) -> None:
-        text = normalise("".join(self.inline))
-        self.inline = []
-        if text:
-            self.emit("text", text=self.prefix + text)
-            self.prefix = ""
-
-    def walk(self, node: LexborNode) -> None:
-        child = node.child
-        while child is not None:
-            self.visit(child)
-            child = child.next
-
-    def visit(self, node: LexborNode) -> None:
-        tag = node.tag
-        if tag == "-text":
-            self.inline.append(node.text_content or "")
-        elif tag.startswith("-") or tag in _ALWAYS_SKIP:
-            return
-        elif tag == "img":
-            self.image(node)
-        elif tag == "br":
-            self.inline.append(" ")
-        elif tag not in _BLOCK_TAGS:
-            self.walk(node)
-        else:
-            self.flush()
-            self.block(node, tag)
-            self.flush()
-
-    def block(self, node: LexborNode, tag: str) -> None:
-        cls = classes(node)
-        if tag in ("div", "dl", "nav") and cls & _PAGE_TOC_CLASSES:
-            self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
-        elif tag in _HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
-            self.heading(node, int(tag[1]))
-        elif tag == "dt":
-            self.prefix += flatten(node) + ": "
-        elif tag == "dl":
-            self.walk(node)
-            if self.prefix:  # a term without a definition
-                self.emit("text", text=self.prefix.rstrip(": "))
-                self.prefix = ""
-        elif tag == "pre":
-            self.emit("text", text=node.text(deep=True).strip("\n"))
-        elif tag == "ol":
-            self.ordered_list(node)
-        elif tag == "table":
-            self.table(node)
-        elif tag == "div" and cls & set(ADMONITIONS) and not self.admonition_depth:
-            self.admonition(node)
-        elif self.is_caption(node, tag, cls):
-            self.emit("caption", text=flatten(node))
-        elif tag == "p" and "title" in cls and node.parent is not None and \
-                classes(node.parent) & {"table", "informaltable"}:
-            self.table_caption = flatten(node)
-        else:
-            self.walk(node)
-
-    def heading(self, node: LexborNode, level: int) -> None:
-        """The heading's inline text is the title; blocks or images inside it (an unclosed ``<h1>``
-        swallows the page in broken HTML) are content after it."""
-        child, title = node.child, []
-        while child is not None and (child.tag == "-text" or (child.tag not in _BLOCK_TAGS
-                                                               and child.tag != "img"
-                                                               and child.css_first("img") is None)):
-            title.append(flatten(child) if child.tag != "-text" else child.text_content or "")
-            child = child.next
-        if normalise(" ".join(title)):
-            self.emit("heading", text=normalise(" ".join(title)), level=level)
-        while child is not None:
-            self.visit(child)
-            child = child.next
-
-    @staticmethod
-    def is_caption(node: LexborNode, tag: str, cls: set[str]) -> bool:
-        if tag == "figcaption" or (tag == "p" and "caption" in cls):
-            return True
-        parent = node.parent
-        return tag == "p" and "title" in cls and parent is not None and \
-            bool(classes(parent) & {"figure", "informalfigure"})
-
-    def ordered_list(self, node: LexborNode) -> None:
-        """Each ``li`` is a step; a list inside a step stays text of that step."""
-        if self.step_depth:
-            self.walk(node)
-            return
-        self.step_depth += 1
-        child = node.child
-        while child is not None:
-            if child.tag == "li":
-                self.flush()
-                self.emit("step")
-                self.walk(child)
-                self.flush()
-            else:
-                self.visit(child)
-            child = child.next
-        self.flush()
-        self.step_depth -= 1
-        self.emit("end_steps")
-
-    def is_layout_table(self, node: LexborNode) -> bool:
-        role = (node.attributes.get("role") or "").lower()
-        return role in ("presentation", "none") or self.admonition_depth > 0 or \
-            node.css_first("table table, tr table") is not None
-
-    def table(self, node: LexborNode) -> None:
-        if self.is_layout_table(node):
-            self.walk(node)
-            return
-        caption_node = node.css_first("caption")
-        caption = flatten(caption_node) if caption_node is not None else self.table_caption
-        self.table_caption = ""
-        text = table_text(node)
-        if text:
-            self.emit("table", text=text, caption=caption)
-        for img in node.css("img"):
-            self.image(img)
-
-    def admonition(self, node: LexborNode) -> None:
-        """Keep the box's text, prefixed with its label; drop its icon."""
-        label = node.css_first("p.admonition-title, .title, th, h1, h2, h3, h4, h5, h6")
-        if label is not None:
-            self.prefix = flatten(label).rstrip(":") + ": "
-            label.decompose()
-        self.admonition_depth += 1
-        self.walk(node)
-        self.flush()
-        self.admonition_depth -= 1
-        self.prefix = ""
-
-    def is_icon(self, node: LexborNode, src: str) -> bool:
-        stem = PurePosixPath(urlparse(src).path).stem.lower()
-        parent = node.parent
-        if stem in _ICON_NAMES and (self.admonition_depth or (parent is not None and parent.tag == "a")):
-            return True
-        return bool(self.admonition_depth and parent is not None and parent.tag == "td"
-                    and not flatten(parent))
-
-    def image(self, node: LexborNode) -> None:
-        src = (node.attributes.get("src") or "").strip()
-        alt = node.attributes.get("alt") or ""
-        if src and self.is_icon(node, src):
-            return
-        self.flush()
-        if not src:
-            self.report.add(self.page, f"<img> without src (alt {alt!r})", "image")
-            if alt.strip():
-                self.emit("text", text=alt)
-            return
-        if src.startswith("data:"):
-            short = src.split(",", 1)[0] + ",…"
-            self.report.add(self.page, f"image {short!r} is inline data and is not decoded", "image")
-            self.emit("image", image=short, image_path=None, alt=alt)
-            return
-        resolved = resolve_image(src, self.page.parent, self.root, self.report, self.page)
-        self.emit("image", image=src, image_path=resolved, alt=alt)
-
-
-def fragment_blocks(fragment: str, path: Path, root: Path, report: IngestReport) -> list[Block]:
-    """Blocks of an HTML fragment embedded in another format (e.g. raw HTML in Markdown)."""
-    tree = LexborHTMLParser(fragment)
-    remove_chrome(tree, _TOC_CHROME)
-    try:
-        return _Walker(path, root, report, report.rel(path)).run(tree.body)
-    except RecursionError:
-        report.add(path, "embedded HTML nested too deeply to parse", "text")
-        return []

@@ -28,7 +28,7 @@ from markdown_it.token import Token
 
 from ham.document import Document
 from ham.ingest.builder import Block, build_document, doc_id_for
-from ham.ingest.html_page import fragment_blocks
+from ham.ingest.html_content import fragment_blocks
 from ham.ingest.report import IngestReport, read_text, resolve_image
 
 SUFFIXES = {".md", ".markdown"}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ham.document import Document
 from ham.ingest.builder import Block, build_document, doc_id_for
-from ham.ingest.html_page import table_html_text
+from ham.ingest.html_content import table_html_text
 from ham.ingest.report import IngestReport, read_text, resolve_image
 
 SUFFIX = "_content_list.json"
