@@ -12,7 +12,7 @@ from ham.describe import (PROMPT, ChatDescriber, CorruptImage, DescriptionFile, 
                           describe_images, image_context, read_image)
 from ham.ingest.builder import Block, TreeBuilder
 from ham.units import build_units
-from tests.index.tiny_models import tiny_llava
+from tests.support.tiny_models import tiny_llava
 from tests.support.chat_server import ChatServer
 
 
@@ -107,7 +107,7 @@ def test_description_file_backend(corpus, tmp_path):
 
 @pytest.fixture(scope="module")
 def llava_folder(tmp_path_factory):
-    return tiny_llava(tmp_path_factory.mktemp("llava"))
+    return tiny_llava(tmp_path_factory.mktemp("llava"), emits_text=True)
 
 
 def test_local_vlm_describes_a_batch_and_skips_the_corrupt_image(corpus, llava_folder, tmp_path):

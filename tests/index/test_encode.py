@@ -6,7 +6,7 @@ import pytest
 from ham.encode import BatchedEncoder, BGEM3Encoder, Encoded, SentenceTransformerEncoder
 from ham.index import Query
 from ham.sparse import LexicalSparse
-from tests.index.tiny_models import tiny_bge_m3
+from tests.support.tiny_models import tiny_bge_m3
 
 
 class LetterEncoder(BatchedEncoder):

@@ -8,7 +8,7 @@ from hydra import compose, initialize_config_dir
 
 from ham.paths import PROJECT_ROOT
 from ham.pipeline import run
-from tests.index.tiny_models import tiny_bge_m3
+from tests.support.tiny_models import tiny_bge_m3
 
 pytestmark = pytest.mark.slow
 CORPUS = PROJECT_ROOT / "tests" / "fixtures" / "ingest" / "markdown"

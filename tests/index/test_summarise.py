@@ -8,7 +8,7 @@ from ham.cache import KeyedStore
 from ham.summarise import (ChatSummariser, HFSummariser, LeadSummariser, lead_sentences, section_inputs,
                            summarise_sections)
 from ham.units import build_units
-from tests.index.tiny_models import tiny_llama
+from tests.support.tiny_models import tiny_causal_lm
 from tests.support.chat_server import ChatServer
 
 
@@ -83,7 +83,7 @@ def test_failed_calls_are_recorded_fall_back_to_lead_and_are_retried_later(manua
 
 @pytest.fixture(scope="module")
 def llama_folder(tmp_path_factory):
-    return tiny_llama(tmp_path_factory.mktemp("llama"))
+    return tiny_causal_lm(tmp_path_factory.mktemp("llama"), emits_text=True)
 
 
 def test_local_transformers_summariser_batches_like_single_calls(manual_doc, llama_folder, tmp_path):

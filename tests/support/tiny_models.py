@@ -1,7 +1,10 @@
 """Randomly initialised transformers models built from configs, saved as model folders, for tests
 and benchmarks (nothing is downloaded): a byte-level BPE tokenizer with a chat template, a Llama
 causal LM, a LLaVA vision-language model (CLIP vision tower, PIL image processor, no
-torchvision) and a CLIP dual encoder."""
+torchvision), a CLIP dual encoder and a BGE-M3-shaped XLM-RoBERTa with its sparse and ColBERT heads.
+
+``emits_text=True`` makes a generator's greedy output ordinary text for its whole length (no EOS;
+special and whitespace tokens suppressed), for tests that need a non-empty answer from random weights."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,18 +44,28 @@ def _llama_config(tokenizer, hidden: int = 32, layers: int = 2, heads: int = 4, 
                        eos_token_id=tokenizer.eos_token_id, bos_token_id=None, tie_word_embeddings=True)
 
 
-def tiny_causal_lm(folder: Path, seed: int = 0, **sizes) -> Path:
+def _emit_text_only(model, tokenizer) -> None:
+    """No EOS, and no token that decodes to nothing visible (specials, whitespace)."""
+    model.generation_config.eos_token_id = None
+    model.generation_config.suppress_tokens = [i for i in range(len(tokenizer))
+                                               if not tokenizer.decode([i], skip_special_tokens=True).strip()]
+
+
+def tiny_causal_lm(folder: Path, seed: int = 0, emits_text: bool = False, **sizes) -> Path:
     import torch
     from transformers import LlamaForCausalLM
 
     tokenizer = tiny_tokenizer()
     torch.manual_seed(seed)
-    LlamaForCausalLM(_llama_config(tokenizer, **sizes)).save_pretrained(folder)
+    model = LlamaForCausalLM(_llama_config(tokenizer, **sizes))
+    if emits_text:
+        _emit_text_only(model, tokenizer)
+    model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
 
-def tiny_llava(folder: Path, seed: int = 0) -> Path:
+def tiny_llava(folder: Path, seed: int = 0, emits_text: bool = False) -> Path:
     import torch
     from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlavaConfig, LlavaForConditionalGeneration,
                               LlavaProcessor)
@@ -68,7 +81,10 @@ def tiny_llava(folder: Path, seed: int = 0) -> Path:
                          image_token_index=tokenizer.convert_tokens_to_ids("<image>"),
                          vision_feature_select_strategy="default", vision_feature_layer=-1)
     torch.manual_seed(seed)
-    LlavaForConditionalGeneration(config).save_pretrained(folder)
+    model = LlavaForConditionalGeneration(config)
+    if emits_text:
+        _emit_text_only(model, tokenizer)
+    model.save_pretrained(folder)
     processor.save_pretrained(folder)
     return folder
 
@@ -89,4 +105,31 @@ def tiny_clip(folder: Path, seed: int = 0) -> Path:
     CLIPModel(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     CLIPImageProcessor(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16}).save_pretrained(folder)
+    return folder
+
+
+def tiny_bge_m3(folder: Path, seed: int = 0, heads: bool = True) -> Path:
+    """XLM-RoBERTa as BGE-M3 lays it out: ``<s>``=0, ``<pad>``=1, ``</s>``=2, plus
+    ``sparse_linear.pt`` and ``colbert_linear.pt`` unless ``heads=False``."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast, XLMRobertaConfig, XLMRobertaModel
+
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator([t.lower().rstrip(".") for t in TRAINING_TEXT] +
+                            ["reconcile the checking account", "credit card payment", "enter a deposit into savings"],
+                            trainers.WordLevelTrainer(special_tokens=["<s>", "<pad>", "</s>", "<unk>"]))
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+                                                       special_tokens=[("<s>", 0), ("</s>", 2)])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+                                        pad_token="<pad>", cls_token="<s>", sep_token="</s>")
+    config = XLMRobertaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                              intermediate_size=64, max_position_embeddings=130, pad_token_id=1)
+    torch.manual_seed(seed)
+    XLMRobertaModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    if heads:
+        torch.save(torch.nn.Linear(32, 1).state_dict(), folder / "sparse_linear.pt")
+        torch.save(torch.nn.Linear(32, 32).state_dict(), folder / "colbert_linear.pt")
     return folder
