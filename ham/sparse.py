@@ -4,8 +4,8 @@ Both reduce to one operation. bm25s stores, for every (token, unit) pair, the un
 BM25 contribution in a CSC matrix; BGE-M3 stores each unit's lexical weight per token. A query's
 score for every unit is then a weighted sum of the matrix columns of its tokens (weight = how often
 the token occurs in the query for BM25, the query's lexical weight for BGE-M3), which
-``ColumnSums`` computes with one ``np.bincount`` over the concatenated columns instead of one
-scatter-add per token (bm25s's own ``get_scores``, about 2x slower on the demo index).
+``ColumnSums`` computes without the per-token scatter-add of bm25s's own ``get_scores`` (about 2x
+slower on the demo index).
 """
 from __future__ import annotations
 
@@ -32,21 +32,34 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
 
 
 class ColumnSums:
-    """``scores[unit] = sum_j weights[j] * matrix[unit, cols[j]]`` for a units x tokens CSC matrix."""
+    """``scores[unit] = sum_j weights[j] * matrix[unit, cols[j]]`` for a units x tokens CSC matrix.
 
-    def __init__(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_units: int) -> None:
-        self.data, self.indices, self.n_units = data, indices, n_units
+    Short posting lists (up to ``bincount_up_to`` entries in all) go through one ``np.bincount``
+    over the concatenated columns: a single call, cheapest for small corpora. Longer ones go
+    through scipy's compiled CSC mat-vec, about 2x faster per entry (measured at 10k-100k units)
+    but with a fixed cost of some 35 us."""
+
+    def __init__(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_units: int,
+                 bincount_up_to: int = 16384) -> None:
+        import scipy.sparse as sp
+
+        self.data, self.indices, self.n_units, self.bincount_up_to = data, indices, n_units, bincount_up_to
         self.bounds = indptr.tolist()   # Python ints: slicing with them is the cheapest per token
+        self.matrix = sp.csc_matrix((data, indices, indptr), shape=(n_units, len(indptr) - 1), copy=False)
 
     def __call__(self, cols: Sequence[int], weights: Sequence[float] | None = None) -> np.ndarray:
         if not cols:
             return np.zeros(self.n_units, dtype=np.float32)
         bounds = self.bounds
         spans = [(bounds[c], bounds[c + 1]) for c in cols]
+        lengths = [b - a for a, b in spans]
+        if sum(lengths) > self.bincount_up_to:
+            w = np.ones(len(cols), dtype=np.float32) if weights is None else np.asarray(weights, dtype=np.float32)
+            return np.asarray(self.matrix[:, list(cols)] @ w, dtype=np.float32).ravel()
         rows = np.concatenate([self.indices[a:b] for a, b in spans])
         values = np.concatenate([self.data[a:b] for a, b in spans])
         if weights is not None:
-            values = values * np.repeat(np.asarray(weights, dtype=np.float32), [b - a for a, b in spans])
+            values = values * np.repeat(np.asarray(weights, dtype=np.float32), lengths)
         return np.bincount(rows, weights=values, minlength=self.n_units).astype(np.float32)
 
 
@@ -93,6 +106,7 @@ class LexicalSparse:
 
     def __init__(self, matrix) -> None:
         self.matrix = matrix.tocsc()
+        self.matrix.sort_indices()
         self.column_sums = ColumnSums(self.matrix.data, self.matrix.indices, self.matrix.indptr, self.matrix.shape[0])
 
     @classmethod

@@ -115,20 +115,23 @@ def test_bm25_scores_equal_bm25s_get_scores(corpus, method):
     bm25 = bm25s.BM25(method=method)
     bm25.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
     sparse = BM25Sparse(bm25)
-    for tokens in (["w1", "w2", "w1"], ["w7"], ["unknown", "w3"]):   # a repeated token counts twice
-        expected = bm25.get_scores([t for t in tokens if t in bm25.vocab_dict])
-        got = sparse.scores(Query("", np.zeros(2), tokens), len(texts))
-        assert got.dtype == np.float32 and np.allclose(got, expected, atol=1e-5)
+    for bincount_up_to in (10_000, 0):   # both ColumnSums paths
+        sparse.column_sums.bincount_up_to = bincount_up_to
+        for tokens in (["w1", "w2", "w1"], ["w7"], ["unknown", "w3"]):   # a repeated token counts twice
+            expected = bm25.get_scores([t for t in tokens if t in bm25.vocab_dict])
+            got = sparse.scores(Query("", np.zeros(2), tokens), len(texts))
+            assert got.dtype == np.float32 and np.allclose(got, expected, atol=1e-5)
     assert not sparse.scores(Query("", np.zeros(2), ["nothing"]), len(texts)).any()
 
 
-def test_weighted_column_sums():
+@pytest.mark.parametrize("bincount_up_to", [10_000, 0])   # numpy bincount path, scipy mat-vec path
+def test_weighted_column_sums(bincount_up_to):
     import scipy.sparse as sp
 
     m = sp.random(50, 30, density=0.2, random_state=0, format="csc", dtype=np.float32)
-    sums = ColumnSums(m.data, m.indices, m.indptr, 50)
+    sums = ColumnSums(m.data, m.indices, m.indptr, 50, bincount_up_to=bincount_up_to)
     cols, weights = [4, 17, 4, 29], [0.5, 2.0, 1.0, 3.0]
     expected = m[:, cols] @ np.array(weights, dtype=np.float32)
-    assert np.allclose(sums(cols, weights), expected, atol=1e-6)
+    assert sums(cols, weights).dtype == np.float32 and np.allclose(sums(cols, weights), expected, atol=1e-6)
     assert np.allclose(sums(cols), m[:, cols].sum(axis=1).A.ravel(), atol=1e-6)
     assert sums([]).shape == (50,) and not sums([]).any()
