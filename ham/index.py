@@ -187,15 +187,19 @@ class Scored:
     sparse: float
 
 
-def _minmax(values: np.ndarray, weight: float = 1.0) -> np.ndarray:
-    """``weight`` times ``values`` min-max scaled to [0, 1]; all-equal values scale to 1 when
-    positive, else 0. Reductions through the ufuncs: ``ndarray.min`` adds a Python-level call."""
+def _scale_shift(lo: float, hi: float, weight: float = 1.0) -> tuple[float, float]:
+    """``weight * minmax(x)`` over values spanning [lo, hi], written as ``x * scale + shift``;
+    all-equal values map to ``weight`` when positive, else 0."""
+    if hi - lo < 1e-12:
+        return 0.0, (weight if hi > 0 else 0.0)
+    return weight / (hi - lo), -weight * lo / (hi - lo)
+
+
+def _minmax(values: np.ndarray) -> np.ndarray:
     if values.size == 0:
         return values
-    lo, hi = float(np.minimum.reduce(values)), float(np.maximum.reduce(values))
-    if hi - lo < 1e-12:
-        return np.full_like(values, weight if hi > 0 else 0.0)
-    return (values - lo) * (weight / (hi - lo))
+    scale, shift = _scale_shift(float(np.minimum.reduce(values)), float(np.maximum.reduce(values)))
+    return values * scale + shift
 
 
 def _exact_vectors(index) -> np.ndarray | None:
@@ -223,16 +227,10 @@ def _fuse(scores: np.ndarray, mode: str, dense_weight: float) -> np.ndarray:
     if mode == "sparse":
         return scores[1]
     lo, hi = np.minimum.reduce(scores, axis=1).tolist(), np.maximum.reduce(scores, axis=1).tolist()
-    scale, shift = [], 0.0
-    for weight, low, high in zip((dense_weight, 1 - dense_weight), lo, hi):
-        if high - low < 1e-12:   # a constant side scales to 1 when positive, else 0 (as _minmax)
-            scale.append(0.0)
-            shift += weight if high > 0 else 0.0
-        else:
-            scale.append(weight / (high - low))
-            shift -= weight * low / (high - low)
-    fused = np.dot(np.array(scale, dtype=np.float32), scores)
-    fused += shift
+    (dense_scale, dense_shift), (sparse_scale, sparse_shift) = (
+        _scale_shift(lo[0], hi[0], dense_weight), _scale_shift(lo[1], hi[1], 1 - dense_weight))
+    fused = np.dot(np.array([dense_scale, sparse_scale], dtype=np.float32), scores)
+    fused += dense_shift + sparse_shift
     return fused
 
 
