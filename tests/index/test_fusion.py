@@ -129,7 +129,7 @@ def test_weighted_column_sums(bincount_up_to):
     import scipy.sparse as sp
 
     m = sp.random(50, 30, density=0.2, random_state=0, format="csc", dtype=np.float32)
-    sums = ColumnSums(m.data, m.indices, m.indptr, 50, bincount_up_to=bincount_up_to)
+    sums = ColumnSums(m, bincount_up_to=bincount_up_to)
     cols, weights = [4, 17, 4, 29], [0.5, 2.0, 1.0, 3.0]
     expected = m[:, cols] @ np.array(weights, dtype=np.float32)
     assert sums(cols, weights).dtype == np.float32 and np.allclose(sums(cols, weights), expected, atol=1e-6)
