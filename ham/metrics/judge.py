@@ -15,7 +15,6 @@ unparseable reply is a judge failure, recorded and counted, and asked again on t
 """
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +25,6 @@ from omegaconf import OmegaConf
 from ham.cache import KeyedStore, key_of
 from ham.chat import ChatClient, ChatReply
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
-
-log = logging.getLogger("ham.judge")
 
 
 @dataclass
