@@ -26,7 +26,7 @@ from omegaconf import OmegaConf
 from analysis.collect import Collection, Run, load_run
 from analysis.stats import normal_ci
 from analysis.tables import per_question
-from ham.answer import parse_reference
+from ham.generate.answer import parse_reference
 from ham.metrics import REGISTRY
 from ham.paths import resolve_path
 
@@ -91,7 +91,7 @@ def _segments(segments: list[dict], locator: ImageLocator, page_dir: Path, capti
 def load_references(run: Run) -> tuple[dict[str, object], str | None]:
     """Question id -> Question from the run's question file, or the reason it cannot be read."""
     try:
-        from ham.pipeline import load_dataset_questions
+        from ham.run.pipeline import load_dataset_questions
 
         questions, _ = load_dataset_questions(OmegaConf.create(run.config))
         return {q.id: q for q in questions}, None

@@ -1,5 +1,5 @@
 """A grid's second cell: the demo run twice in one fresh cache, the second with only the generator
-changed. Index time is the offline stage of ``ham.indexing.prepare`` as each run records it in
+changed. Index time is the offline stage of ``ham.index.build.prepare`` as each run records it in
 metrics.json (summaries + descriptions + embeddings and indexes; in the first run this includes
 loading the encoder, which a fully cached run only loads for its first query). Target: second /
 first <= 0.1.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ham.cli import compose_config  # noqa: E402
-from ham.pipeline import run  # noqa: E402
+from ham.cli.tools import compose_config  # noqa: E402
+from ham.run.pipeline import run  # noqa: E402
 
 
 def index_seconds(out_dir: Path) -> tuple[float, dict]:

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ham.generate.hf import HFGenerator  # noqa: E402
 from ham.methods.base import Prompt  # noqa: E402
-from ham.retrieve import Retrieved  # noqa: E402
+from ham.retrieve.retriever import Retrieved  # noqa: E402
 from tests.support.tiny_models import TRAINING_TEXT, tiny_causal_lm  # noqa: E402
 
 

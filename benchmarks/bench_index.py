@@ -17,11 +17,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ham.cache import FolderCache  # noqa: E402
-from ham.cli import compose_config  # noqa: E402
-from ham.corpus import load_corpus  # noqa: E402
-from ham.encode import SentenceTransformerEncoder  # noqa: E402
-from ham.index import FlatSpec  # noqa: E402
-from ham.indexing import index_strings, prepare_representer  # noqa: E402
+from ham.cli.tools import compose_config  # noqa: E402
+from ham.ingest.corpus import load_corpus  # noqa: E402
+from ham.index.encoders import SentenceTransformerEncoder  # noqa: E402
+from ham.index.dense import FlatSpec  # noqa: E402
+from ham.index.build import index_strings, prepare_representer  # noqa: E402
 from ham.paths import resolve_path  # noqa: E402
 
 

@@ -6,7 +6,7 @@ latency: achieved requests per second over the ideal ``concurrency / latency`` (
 
 Two figures, from one run each:
   backend  ``OpenAIGenerator.agenerate`` on ready-made prompts (the client alone);
-  runner   ``ham.runner.answer_all`` with prompt assembly (LLM-Based), parsing and the
+  runner   ``ham.run.runner.answer_all`` with prompt assembly (LLM-Based), parsing and the
            predictions file, retrieval replaced by fixed evidence and scoring by a no-op.
 The server runs in its own process so that its threads do not share the client's interpreter
 lock. Both take a warm-up round first (connections opened), then time ``rounds * concurrency``
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ham.generate.openai_chat import OpenAIGenerator  # noqa: E402
 from ham.ingest.builder import Block, TreeBuilder  # noqa: E402
 from ham.methods.llm_based import LlmBasedMethod  # noqa: E402
-from ham.questions import Question  # noqa: E402
-from ham.runner import answer_all  # noqa: E402
+from ham.datasets.questions import Question  # noqa: E402
+from ham.run.runner import answer_all  # noqa: E402
 from tests.support.chat_server import ChatServer  # noqa: E402
 from tests.support.evidence import evidence  # noqa: E402
 

@@ -5,7 +5,7 @@ and tokenised on every side. Two baselines, both printed:
 - library: what a hybrid retriever costs when written directly against the libraries: faiss's
   ``index.search`` plus bm25s's ``BM25.get_scores`` (scipy's CSC product for BGE-M3 lexical
   weights), plus the top-``pool`` selection of the sparse scores. Target: ham / library <= 1.2.
-- kernels: the same with ham's own sparse scoring (``ham.sparse.ColumnSums``, faster than
+- kernels: the same with ham's own sparse scoring (``ham.index.sparse.ColumnSums``, faster than
   ``get_scores``), so ham / kernels is the cost of candidate merging, fusion and result objects alone.
 
 The p50 including query encoding is printed too. Uses the demo run's indexes from the shared cache,
@@ -28,16 +28,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from ham.cache import FolderCache  # noqa: E402
-from ham.cli import compose_config  # noqa: E402
-from ham.corpus import load_corpus  # noqa: E402
-from ham.indexing import make_retriever, prepare  # noqa: E402
+from ham.cli.tools import compose_config  # noqa: E402
+from ham.ingest.corpus import load_corpus  # noqa: E402
+from ham.index.build import make_retriever, prepare  # noqa: E402
 from ham.paths import resolve_path  # noqa: E402
-from ham.questions import load_questions  # noqa: E402
+from ham.datasets.questions import load_questions  # noqa: E402
 
 
 def library_sparse_scores(index, query) -> np.ndarray:
     """The sparse library's own scoring call for every unit."""
-    from ham.sparse import BM25Sparse
+    from ham.index.sparse import BM25Sparse
 
     if isinstance(index.sparse, BM25Sparse):
         bm25 = index.sparse.bm25
@@ -83,12 +83,12 @@ def synthetic_retriever(n: int, cache_root: Path):
     ``cache_root`` and reused after; queries are 60 of the section headings."""
     from bench_scaling import static_encoder_folder, synthetic_documents
 
-    from ham.corpus import Corpus
-    from ham.describe import Descriptions
-    from ham.encode import SentenceTransformerEncoder
-    from ham.indexing import build_indexes
-    from ham.represent import Representer
-    from ham.retrieve import Retriever
+    from ham.ingest.corpus import Corpus
+    from ham.enrich.descriptions import Descriptions
+    from ham.index.encoders import SentenceTransformerEncoder
+    from ham.index.build import build_indexes
+    from ham.represent.templates import Representer
+    from ham.retrieve.retriever import Retriever
     from ham.units import build_corpus_units
 
     docs = synthetic_documents(n)

@@ -18,12 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hydra.utils import instantiate  # noqa: E402
 
 from ham.cache import FolderCache  # noqa: E402
-from ham.cli import compose_config  # noqa: E402
-from ham.corpus import load_corpus  # noqa: E402
-from ham.indexing import make_retriever, prepare  # noqa: E402
+from ham.cli.tools import compose_config  # noqa: E402
+from ham.ingest.corpus import load_corpus  # noqa: E402
+from ham.index.build import make_retriever, prepare  # noqa: E402
 from ham.metrics.image import gold_text_recall, image_retrieval_recall  # noqa: E402
 from ham.paths import resolve_path  # noqa: E402
-from ham.questions import load_questions  # noqa: E402
+from ham.datasets.questions import load_questions  # noqa: E402
 
 TEXT_KS, IMAGE_KS = (1, 5, 15), (1, 5, 10)
 

@@ -65,7 +65,7 @@ def static_encoder_folder(folder: Path) -> Path:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.models import StaticEmbedding
 
-    from ham.encode import minilm_path
+    from ham.index.encoders import minilm_path
 
     if not (folder / "modules.json").exists():
         minilm = SentenceTransformer(str(minilm_path()), device="cpu")
@@ -99,13 +99,13 @@ class PeakRSS(threading.Thread):
 
 def child(n: int, encoder_name: str, work: Path) -> dict:
     from ham.cache import FolderCache, KeyedStore
-    from ham.corpus import Corpus
-    from ham.describe import Descriptions
-    from ham.encode import SentenceTransformerEncoder
-    from ham.index import FlatSpec
-    from ham.indexing import build_indexes
-    from ham.represent import Representer
-    from ham.summarise import LeadSummariser, summarise_sections
+    from ham.ingest.corpus import Corpus
+    from ham.enrich.descriptions import Descriptions
+    from ham.index.encoders import SentenceTransformerEncoder
+    from ham.index.dense import FlatSpec
+    from ham.index.build import build_indexes
+    from ham.represent.templates import Representer
+    from ham.enrich.summaries import LeadSummariser, summarise_sections
     from ham.units import build_corpus_units
 
     docs = synthetic_documents(n)

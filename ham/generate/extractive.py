@@ -19,7 +19,7 @@ import time
 from collections import Counter
 
 from ham.generate.base import Generation, Generator
-from ham.sparse import tokenize
+from ham.index.sparse import tokenize
 from ham.methods.base import Prompt
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")

@@ -21,7 +21,7 @@ import logging
 import time
 from pathlib import Path
 
-from ham.backends import folder_revision, model_source, torch_device, torch_dtype
+from ham.backends.local import folder_revision, model_source, torch_device, torch_dtype
 from ham.cache import FolderCache
 from ham.generate.base import Generation, Generator
 

@@ -1,5 +1,5 @@
 """Any OpenAI-compatible server (OpenAI, Gemini's and DeepSeek's OpenAI endpoints, vLLM, SGLang,
-Ollama, ``transformers serve``) as a backbone, through ``ham.chat.ChatClient``.
+Ollama, ``transformers serve``) as a backbone, through ``ham.backends.chat.ChatClient``.
 
 The paper's settings are the defaults: temperature 0.2, at most 4,000 completion tokens, no
 streaming (``stream: true`` aggregates a streamed reply for servers that only answer in chunks).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from ham.chat import ChatClient
+from ham.backends.chat import ChatClient
 from ham.generate.base import Generation, Generator
 from ham.methods.base import UnreadableImage
 

@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from ham.document import Document
 from ham.ingest.builder import Block, build_document, is_step_title, numbering_depth
 from ham.ingest.report import IngestReport, read_text, resolve_image
-from ham.questions import Question
+from ham.datasets.questions import Question
 
 PIC = "<PIC>"
 _END_PUNCT = (".", "!", "?", ":", ";", ",")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ham.retrieve import Hit, Retrieved
+from ham.retrieve.retriever import Hit, Retrieved
 from ham.units import words
 
 IMAGE_MARK = re.compile(r"\[\[image:(\d+)\]\]")
@@ -108,9 +108,9 @@ class Prompt:
 
 
 def load_template(name: str) -> str:
-    path = resources.files("ham.prompts").joinpath(f"{name}.txt")
+    path = resources.files("ham.methods.prompts").joinpath(f"{name}.txt")
     if not path.is_file():
-        known = sorted(p.name[:-4] for p in resources.files("ham.prompts").iterdir() if p.name.endswith(".txt"))
+        known = sorted(p.name[:-4] for p in resources.files("ham.methods.prompts").iterdir() if p.name.endswith(".txt"))
         raise FileNotFoundError(f"prompt template ham/prompts/{name}.txt does not exist; known: {known}")
     return path.read_text(encoding="utf-8")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ham.backends import folder_revision, model_source
+from ham.backends.local import folder_revision, model_source
 from ham.methods.base import UnreadableImage, load_image
 
 log = logging.getLogger("ham.methods.clip")

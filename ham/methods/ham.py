@@ -5,8 +5,8 @@ local relation that says which text block the image belongs beside."""
 from __future__ import annotations
 
 from ham.methods.base import CONTEXT_WORDS, Method, slots_of
-from ham.represent import position
-from ham.retrieve import Hit, Retrieved
+from ham.represent.templates import position
+from ham.retrieve.retriever import Hit, Retrieved
 from ham.units import words
 
 

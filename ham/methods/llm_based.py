@@ -5,7 +5,7 @@ cite."""
 from __future__ import annotations
 
 from ham.methods.base import Method, Prompt, flat_text_blocks, proxy_lines, slots_of
-from ham.retrieve import Retrieved
+from ham.retrieve.retriever import Retrieved
 
 
 class LlmBasedMethod(Method):

@@ -17,7 +17,7 @@ import logging
 from pathlib import Path
 
 from ham.methods.base import Method, Prompt, PromptImage, UnreadableImage, flat_text_blocks, load_image, slots_of
-from ham.retrieve import Hit, Retrieved
+from ham.retrieve.retriever import Hit, Retrieved
 
 log = logging.getLogger("ham.methods.mllm")
 

@@ -22,10 +22,10 @@ import re
 
 import numpy as np
 
-from ham.answer import SLOT_PATTERN
-from ham.sparse import tokenize
+from ham.generate.answer import SLOT_PATTERN
+from ham.index.sparse import tokenize
 from ham.methods.base import Method, Prompt, flat_text_blocks, image_proxy, slots_of
-from ham.retrieve import Retrieved
+from ham.retrieve.retriever import Retrieved
 
 log = logging.getLogger("ham.methods.rule")
 # a sentence ends at .!? after a letter, a closing bracket or quote (not after "1." of a list)
@@ -86,7 +86,7 @@ class RuleBasedMethod(Method):
         super().__init__(template, **context)
         self.max_images, self.min_score, self.semantic_weight = max_images, min_score, semantic_weight
         if semantic_model:
-            from ham.encode import SentenceTransformerEncoder
+            from ham.index.encoders import SentenceTransformerEncoder
 
             self.encoder = SentenceTransformerEncoder(semantic_model)
         if self.encoder is None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ham.answer import InterleavedAnswer, context_around
+from ham.generate.answer import InterleavedAnswer, context_around
 
 DEFAULT_WINDOW = 30
 
@@ -43,7 +43,7 @@ class ContextScorer:
         from bert_score import BERTScorer
 
         if model == "minilm":
-            from ham.encode import minilm_path
+            from ham.index.encoders import minilm_path
             model = str(minilm_path())
         local = Path(model).exists()
         if local and num_layers is None:

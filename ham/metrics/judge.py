@@ -2,7 +2,7 @@
 an on-disk cache of judgments.
 
 Backends (registry ``JUDGE_BACKENDS``, chosen by ``judge.backend`` in ``conf/judge/``):
-    openai   any OpenAI-compatible server through ``ham.chat.ChatClient`` (retries 429/5xx/timeouts)
+    openai   any OpenAI-compatible server through ``ham.backends.chat.ChatClient`` (retries 429/5xx/timeouts)
     hf       a local transformers model through ``ham.generate.hf.HFGenerator`` (system and user
              messages joined into one user turn, greedy decoding)
     none     no judge: judged metrics are reported as not computed
@@ -23,7 +23,7 @@ from types import SimpleNamespace
 from omegaconf import OmegaConf
 
 from ham.cache import KeyedStore, key_of
-from ham.chat import ChatClient, ChatReply
+from ham.backends.chat import ChatClient, ChatReply
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
 
 

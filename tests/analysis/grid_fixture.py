@@ -39,7 +39,7 @@ def config(dataset: str, root: Path | None = None, method: str = "ham", generato
                         "questions": str(root / "questions.jsonl") if root else "missing/questions.jsonl",
                         "questions_format": "jsonl", "descriptions": None},
             "text_repr": {"name": text_repr}, "image_repr": {"name": image_repr},
-            "encoder": {"_target_": "ham.encode.SentenceTransformerEncoder", "model": "minilm"},
+            "encoder": {"_target_": "ham.index.encoders.SentenceTransformerEncoder", "model": "minilm"},
             "retrieval": {"mode": "hybrid", "k_t": 15, "k_v": 10},
             "method": {"_target_": f"ham.methods.{method}.Assembler", "template": f"{method}_v1"},
             "generator": {"_target_": "ham.generate.openai.OpenAIGenerator", "model": generator},

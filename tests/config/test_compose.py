@@ -5,7 +5,7 @@ from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
 from ham.paths import PROJECT_ROOT
-from ham.pipeline import run_id
+from ham.run.pipeline import run_id
 
 CONF = PROJECT_ROOT / "conf"
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
@@ -85,7 +85,7 @@ def test_grid_files_name_their_launch_command_and_every_swept_value_composes(gri
 def test_dataset_sample_is_a_fixed_subset(tmp_path):
     import json
 
-    from ham.pipeline import load_dataset_questions
+    from ham.run.pipeline import load_dataset_questions
 
     qfile = tmp_path / "q.jsonl"
     qfile.write_text("".join(json.dumps({"id": f"q{i}", "question": f"question {i}"}) + "\n" for i in range(50)))

@@ -2,7 +2,7 @@ import pytest
 from PIL import Image
 
 from ham.methods.base import Prompt, PromptImage
-from ham.retrieve import Retrieved
+from ham.retrieve.retriever import Retrieved
 from tests.support.tiny_models import tiny_causal_lm, tiny_llava
 
 

@@ -10,9 +10,9 @@ from ham.generate.openai_chat import OpenAIGenerator
 from ham.methods.base import Prompt, PromptImage
 from ham.methods.llm_based import LlmBasedMethod
 from ham.methods.mllm_based import MllmBasedMethod
-from ham.questions import Question
-from ham.retrieve import Retrieved
-from ham.runner import answer_all
+from ham.datasets.questions import Question
+from ham.retrieve.retriever import Retrieved
+from ham.run.runner import answer_all
 from tests.support.chat_server import ChatServer
 from tests.support.evidence import evidence
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from ham.cache import FolderCache, KeyedStore
-from ham.cli import compose_config
-from ham.corpus import load_corpus
-from ham.indexing import make_retriever, prepare
+from ham.cli.tools import compose_config
+from ham.ingest.corpus import load_corpus
+from ham.index.build import make_retriever, prepare
 from ham.paths import PROJECT_ROOT
-from ham.retrieve import Retriever
+from ham.retrieve.retriever import Retriever
 
 CORPUS = PROJECT_ROOT / "tests" / "fixtures" / "ingest" / "markdown"
 

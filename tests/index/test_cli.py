@@ -2,7 +2,7 @@
 import json
 import sys
 
-from ham.cli import index_main, show_unit_main
+from ham.cli.tools import index_main, show_unit_main
 from ham.paths import PROJECT_ROOT
 
 CORPUS = PROJECT_ROOT / "tests" / "fixtures" / "ingest" / "markdown"

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from ham.cache import KeyedStore
-from ham.describe import (PROMPT, ChatDescriber, CorruptImage, DescriptionFile, HFDescriber, ImageInput,
+from ham.enrich.descriptions import (PROMPT, ChatDescriber, CorruptImage, DescriptionFile, HFDescriber, ImageInput,
                           describe_images, image_context, read_image)
 from ham.ingest.builder import Block, TreeBuilder
 from ham.units import build_units

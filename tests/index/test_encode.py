@@ -3,9 +3,9 @@ and BGE-M3 through FlagEmbedding on a tiny randomly initialised XLM-RoBERTa buil
 import numpy as np
 import pytest
 
-from ham.encode import BatchedEncoder, BGEM3Encoder, Encoded, SentenceTransformerEncoder
-from ham.index import Query
-from ham.sparse import LexicalSparse
+from ham.index.encoders import BatchedEncoder, BGEM3Encoder, Encoded, SentenceTransformerEncoder
+from ham.index.hybrid import Query
+from ham.index.sparse import LexicalSparse
 from tests.support.tiny_models import tiny_bge_m3
 
 

@@ -6,8 +6,9 @@ import bm25s
 import numpy as np
 import pytest
 
-from ham.index import FlatSpec, HNSWSpec, HybridIndex, IVFPQSpec, Query
-from ham.sparse import BM25Sparse, ColumnSums, tokenize
+from ham.index.dense import FlatSpec, HNSWSpec, IVFPQSpec
+from ham.index.hybrid import HybridIndex, Query
+from ham.index.sparse import BM25Sparse, ColumnSums, tokenize
 
 WORDS = [f"w{i}" for i in range(60)]
 N = 600

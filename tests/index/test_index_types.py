@@ -6,8 +6,9 @@ import scipy.sparse as sp
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from ham.index import FlatSpec, HNSWSpec, IVFPQSpec, Query
-from ham.sparse import LexicalSparse
+from ham.index.dense import FlatSpec, HNSWSpec, IVFPQSpec
+from ham.index.hybrid import Query
+from ham.index.sparse import LexicalSparse
 from ham.paths import PROJECT_ROOT
 
 

@@ -7,7 +7,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from ham.paths import PROJECT_ROOT
-from ham.pipeline import run
+from ham.run.pipeline import run
 from tests.support.tiny_models import tiny_bge_m3
 
 pytestmark = pytest.mark.slow

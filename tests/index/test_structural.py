@@ -3,14 +3,14 @@ import numpy as np
 import pytest
 
 from ham.cache import FolderCache
-from ham.corpus import Corpus
-from ham.encode import SentenceTransformerEncoder
-from ham.index import HybridIndex, Scored
-from ham.indexing import build_indexes
+from ham.ingest.corpus import Corpus
+from ham.index.encoders import SentenceTransformerEncoder
+from ham.index.hybrid import HybridIndex, Scored
+from ham.index.build import build_indexes
 from ham.ingest.builder import Block, TreeBuilder
-from ham.represent import Representer
-from ham.retrieve import Retriever
-from ham.structural import SectionMap, SectionRanker
+from ham.represent.templates import Representer
+from ham.retrieve.retriever import Retriever
+from ham.retrieve.structural import SectionMap, SectionRanker
 from ham.units import build_units
 
 

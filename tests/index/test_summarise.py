@@ -5,7 +5,7 @@ import re
 import pytest
 
 from ham.cache import KeyedStore
-from ham.summarise import (ChatSummariser, HFSummariser, LeadSummariser, lead_sentences, section_inputs,
+from ham.enrich.summaries import (ChatSummariser, HFSummariser, LeadSummariser, lead_sentences, section_inputs,
                            summarise_sections)
 from ham.units import build_units
 from tests.support.tiny_models import tiny_causal_lm

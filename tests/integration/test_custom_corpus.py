@@ -6,7 +6,7 @@ from hydra import compose, initialize_config_dir
 from PIL import Image
 
 from ham.paths import PROJECT_ROOT
-from ham.pipeline import run
+from ham.run.pipeline import run
 
 
 def _corpus(tmp_path):

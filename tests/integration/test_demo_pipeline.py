@@ -6,7 +6,7 @@ from hydra import compose, initialize_config_dir
 
 from ham.generate.base import Generation
 from ham.paths import PROJECT_ROOT
-from ham.pipeline import run
+from ham.run.pipeline import run
 
 N = 4
 
@@ -98,7 +98,7 @@ class _CitesMissingImage:
 
 def test_failures_are_recorded_and_score_zero(demo_run, monkeypatch):
     tmp, _ = demo_run
-    monkeypatch.setattr("ham.pipeline.instantiate", _swap_generator(_CitesMissingImage()))
+    monkeypatch.setattr("ham.run.pipeline.instantiate", _swap_generator(_CitesMissingImage()))
     out = run(_cfg(tmp, "name=failing"))
     rows = _lines(out / "predictions.jsonl")
     assert all(r["failure"]["reason"] == "cites_unknown_image" for r in rows)

@@ -7,8 +7,8 @@ from hydra import compose, initialize_config_dir
 from ham.generate.hf import HFGenerator
 from ham.methods.base import Prompt
 from ham.paths import PROJECT_ROOT
-from ham.pipeline import run
-from ham.retrieve import Retrieved
+from ham.run.pipeline import run
+from ham.retrieve.retriever import Retrieved
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ from hydra import compose, initialize_config_dir
 
 from ham.generate.cost import question_cents
 from ham.paths import PROJECT_ROOT
-from ham.pipeline import run
+from ham.run.pipeline import run
 from tests.support.chat_server import ChatServer
 
 pytestmark = pytest.mark.slow

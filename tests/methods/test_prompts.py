@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from ham.describe import DescriptionFile
+from ham.enrich.descriptions import DescriptionFile
 from ham.methods.base import Method, Prompt, load_template
 from ham.methods.ham import HamAssembler
 from ham.methods.llm_based import LlmBasedMethod

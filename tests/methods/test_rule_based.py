@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from ham.answer import parse_generated
-from ham.encode import SentenceTransformerEncoder
+from ham.generate.answer import parse_generated
+from ham.index.encoders import SentenceTransformerEncoder
 from ham.methods.rule_based import RuleBasedMethod, answer_sentences, insert_images, lexical_scores
 from tests.support.evidence import evidence
 

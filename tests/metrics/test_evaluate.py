@@ -2,10 +2,10 @@
 Score) and the run summary, with a real BERTScore scorer and a loopback judge."""
 import pytest
 
-from ham.answer import parse_generated, parse_reference
-from ham.evaluate import Evaluator, QuestionCase
+from ham.generate.answer import parse_generated, parse_reference
+from ham.metrics.evaluator import Evaluator, QuestionCase
 from ham.metrics.judge import build_judge
-from ham.questions import Question
+from ham.datasets.questions import Question
 from tests.support.chat_server import ChatServer
 
 REFERENCE = "Open the window. ![w](a.png) Then click OK. ![ok](b.png) Done."

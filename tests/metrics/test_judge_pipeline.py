@@ -8,7 +8,7 @@ from hydra import compose, initialize_config_dir
 
 from analysis.cli import write_run_artifacts
 from ham.paths import PROJECT_ROOT
-from ham.pipeline import run
+from ham.run.pipeline import run
 from tests.support.chat_server import ChatServer
 
 pytestmark = pytest.mark.slow

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from ham.retrieve import Hit, Retrieved
+from ham.retrieve.retriever import Hit, Retrieved
 from ham.units import build_units
 
 COLOURS = [(200, 30, 30), (30, 200, 30), (30, 30, 200), (200, 200, 30)]

@@ -1,7 +1,7 @@
 """The shared OpenAI-compatible client against a real loopback chat-completions server."""
 import pytest
 
-from ham.chat import ChatClient, MalformedResponse, RequestBudget, parse_completion
+from ham.backends.chat import ChatClient, MalformedResponse, RequestBudget, parse_completion
 from tests.support.chat_server import ChatServer
 
 Q = [{"role": "user", "content": "question"}]

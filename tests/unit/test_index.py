@@ -2,10 +2,11 @@ import numpy as np
 import pytest
 
 from ham.cache import FolderCache
-from ham.encode import BatchedEncoder, Encoded
-from ham.index import FlatSpec, Query, _minmax
-from ham.sparse import tokenize
-from ham.indexing import index_strings
+from ham.index.encoders import BatchedEncoder, Encoded
+from ham.index.dense import FlatSpec
+from ham.index.hybrid import Query, _minmax
+from ham.index.sparse import tokenize
+from ham.index.build import index_strings
 
 
 class BagEncoder(BatchedEncoder):

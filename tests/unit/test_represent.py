@@ -4,10 +4,10 @@ import json
 import pytest
 
 from ham.cache import KeyedStore
-from ham.calls import CallStats
-from ham.describe import DescriptionFile, Descriptions
-from ham.represent import Representer
-from ham.summarise import LeadSummariser, Summaries, summarise_sections
+from ham.enrich.calls import CallStats
+from ham.enrich.descriptions import DescriptionFile, Descriptions
+from ham.represent.templates import Representer
+from ham.enrich.summaries import LeadSummariser, Summaries, summarise_sections
 from ham.units import build_units
 
 

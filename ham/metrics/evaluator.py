@@ -22,13 +22,13 @@ from typing import Callable
 
 from omegaconf import DictConfig
 
-from ham.answer import InterleavedAnswer, parse_reference
+from ham.generate.answer import InterleavedAnswer, parse_reference
 from ham.metrics import AVERAGE_SCORE_PARTS, REGISTRY, aggregate, average_score
 from ham.metrics.bertscore import ContextScorer, context_pairs
 from ham.metrics.image import failed_prf, gold_text_recall, image_prf, image_retrieval_recall
 from ham.metrics.judge import Judge, build_judge
-from ham.questions import Question
-from ham.retrieve import Retrieved
+from ham.datasets.questions import Question
+from ham.retrieve.retriever import Retrieved
 
 TCR_K = 15   # TCR@15 judges the top 15 retrieved text units as one set
 NO_JUDGE = "not computed: no judge configured (judge=none)"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 if TYPE_CHECKING:
-    from ham.index import Query
+    from ham.index.hybrid import Query
 
 
 def _bm25s():

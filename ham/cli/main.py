@@ -9,8 +9,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from analysis.cli import write_run_artifacts
 from ham.paths import PROJECT_ROOT, resolve_path
-from ham.pipeline import run, run_id
-from ham.tracking import tracker
+from ham.run.pipeline import run, run_id
+from ham.run.tracking import tracker
 
 log = logging.getLogger("ham")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def git_state() -> dict:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                                 check=True).stdout.strip()

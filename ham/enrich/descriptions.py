@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ham.backends import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
+from ham.backends.local import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
 from ham.cache import KeyedStore
-from ham.calls import CallResult, CallStats, Request, run_cached
-from ham.chat import ChatClient
+from ham.enrich.calls import CallResult, CallStats, Request, run_cached
+from ham.backends.chat import ChatClient
 from ham.paths import resolve_path
 from ham.units import EvidenceUnit, words
 
-log = logging.getLogger("ham.describe")
+log = logging.getLogger("ham.enrich.descriptions")
 PROMPT_VERSION = "image-description-v1"
 PROMPT = ("This image appears in a structured document.\n{context}\n\n"
           "Describe what the image shows and how it relates to this context, in at most {max_words} "

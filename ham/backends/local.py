@@ -1,5 +1,5 @@
 """Plumbing shared by the summariser and describer backends: concurrent OpenAI-compatible chat
-calls through ``ham.chat.ChatClient``, and batched greedy generation with a local transformers
+calls through ``ham.backends.chat.ChatClient``, and batched greedy generation with a local transformers
 model. Nothing here downloads: local models load from a folder or the Hugging Face cache only."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import hashlib
 from pathlib import Path
 from typing import Sequence
 
-from ham.calls import CallResult
-from ham.chat import ChatClient
+from ham.enrich.calls import CallResult
+from ham.backends.chat import ChatClient
 
 
 def chat_many(client: ChatClient, conversations: Sequence[list[dict]]) -> list[CallResult]:

@@ -31,17 +31,18 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from ham.cache import FolderCache, KeyedStore, key_of
-from ham.corpus import Corpus
-from ham.describe import Descriptions, describe_images
-from ham.encode import BatchedEncoder
-from ham.index import FaissSpec, FlatSpec, HybridIndex
-from ham.sparse import BM25Sparse, LexicalSparse
+from ham.ingest.corpus import Corpus
+from ham.enrich.descriptions import Descriptions, describe_images
+from ham.index.encoders import BatchedEncoder
+from ham.index.dense import FaissSpec, FlatSpec
+from ham.index.hybrid import HybridIndex
+from ham.index.sparse import BM25Sparse, LexicalSparse
 from ham.paths import resolve_path
-from ham.represent import Representer
-from ham.retrieve import Retriever
-from ham.summarise import Summaries, summarise_sections
+from ham.represent.templates import Representer
+from ham.retrieve.retriever import Retriever
+from ham.enrich.summaries import Summaries, summarise_sections
 
-log = logging.getLogger("ham.indexing")
+log = logging.getLogger("ham.index.build")
 INDEX_VERSION = "2"
 
 
@@ -175,7 +176,7 @@ def make_retriever(cfg: DictConfig, corpus: Corpus, prepared: Prepared) -> Retri
 
 def index_corpus(cfg: DictConfig) -> dict:
     """``ham-index``: ingest, summaries, descriptions, embeddings and indexes, no questions."""
-    from ham.corpus import load_corpus
+    from ham.ingest.corpus import load_corpus
 
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache)

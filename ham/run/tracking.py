@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-log = logging.getLogger("ham.tracking")
+log = logging.getLogger("ham.run.tracking")
 _SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|authorization)", re.I)
 REDACTED = "***redacted***"
 

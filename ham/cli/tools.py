@@ -98,8 +98,8 @@ def compose_config(overrides: list[str]):
 
 def show_unit_main(argv: list[str] | None = None) -> int:
     from ham.cache import FolderCache
-    from ham.corpus import load_corpus
-    from ham.indexing import prepare_representer
+    from ham.ingest.corpus import load_corpus
+    from ham.index.build import prepare_representer
     from ham.paths import resolve_path
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -145,7 +145,7 @@ def index_main() -> None:
 
     import hydra
 
-    from ham.indexing import index_corpus
+    from ham.index.build import index_corpus
     from ham.paths import PROJECT_ROOT
 
     @hydra.main(version_base="1.3", config_path=str(PROJECT_ROOT / "conf"), config_name="config")

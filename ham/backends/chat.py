@@ -34,7 +34,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
-log = logging.getLogger("ham.chat")
+log = logging.getLogger("ham.backends.chat")
 RETRYABLE_STATUS = {408, 409, 429}
 _CONTEXT_ERRORS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long")
 

@@ -12,7 +12,7 @@ Image  ``si``         image reference, source position, document, heading path, 
 Each is a field-structured prompt ("Name: value" lines, empty fields left out). Short position
 fields come first and the content before the summaries, so a short encoder window (MiniLM: 256
 tokens) truncates context, never the content. ``ham-show-unit`` prints any unit's string; golden
-tests pin them. Summaries: ``ham.summarise``; descriptions: ``ham.describe``.
+tests pin them. Summaries: ``ham.enrich.summaries``; descriptions: ``ham.enrich.descriptions``.
 """
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ def _path(unit: EvidenceUnit) -> str:
 class Context:
     """What a template may use beyond the unit: section summaries and image descriptions."""
 
-    summaries: object | None = None      # ham.summarise.Summaries
-    descriptions: object | None = None   # ham.describe.Descriptions or DescriptionFile
+    summaries: object | None = None      # ham.enrich.summaries.Summaries
+    descriptions: object | None = None   # ham.enrich.descriptions.Descriptions or DescriptionFile
 
     def summaries_of(self, unit: EvidenceUnit) -> tuple[str, str]:
         return self.summaries.of(unit) if self.summaries is not None else ("", "")

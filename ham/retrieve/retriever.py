@@ -2,20 +2,20 @@
 
 Every hit keeps its score, provenance (document, source file, position) and the unit itself, so
 assembly can show heading paths, captions and local relations. Plain ranking orders units by
-their fused score; ``retrieval=structural`` hands ranking to ``ham.structural.SectionRanker``.
-Indexes are built (or reused) by ``ham.indexing``.
+their fused score; ``retrieval=structural`` hands ranking to ``ham.retrieve.structural.SectionRanker``.
+Indexes are built (or reused) by ``ham.index.build``.
 """
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
-from ham.corpus import Corpus
-from ham.index import HybridIndex, Query, Scored
-from ham.sparse import tokenize
+from ham.ingest.corpus import Corpus
+from ham.index.hybrid import HybridIndex, Query, Scored
+from ham.index.sparse import tokenize
 from ham.units import EvidenceUnit
 
-log = logging.getLogger("ham.retrieve")
+log = logging.getLogger("ham.retrieve.retriever")
 
 
 @dataclass

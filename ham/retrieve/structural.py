@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ham.index import HybridIndex, Query, Scored, _minmax
+from ham.index.hybrid import HybridIndex, Query, Scored, _minmax
 from ham.units import EvidenceUnit
 
 

@@ -7,10 +7,10 @@ section has a section summary only. Only the sections some unit needs are summar
 
 Backends (``conf/summariser/``):
   ``lead``    offline default, model-free: the section's lead sentences (extractive)
-  ``openai``  any OpenAI-compatible server through ``ham.chat.ChatClient``
+  ``openai``  any OpenAI-compatible server through ``ham.backends.chat.ChatClient``
   ``hf``      a local transformers causal LM, batched
 Model calls are cached by (model id, prompt version, section input); a failed call falls back to
-the lead summary and is counted (see ``ham.calls``).
+the lead summary and is counted (see ``ham.enrich.calls``).
 """
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ham.backends import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
+from ham.backends.local import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
 from ham.cache import KeyedStore
-from ham.calls import CallResult, CallStats, Request, run_cached
-from ham.chat import ChatClient
+from ham.enrich.calls import CallResult, CallStats, Request, run_cached
+from ham.backends.chat import ChatClient
 from ham.document import Document, Node
 from ham.units import EvidenceUnit
 
-log = logging.getLogger("ham.summarise")
+log = logging.getLogger("ham.enrich.summaries")
 PROMPT_VERSION = "section-summary-v1"
 PROMPT = ("Document: {doc}\nSection: {path}\n\n{text}\n\n"
           "Summarise what this section covers in at most {max_words} words, in one or two plain "

@@ -12,7 +12,7 @@ from ham.document import Document
 from ham.ingest import ingest_corpus
 from ham.units import EvidenceUnit, build_corpus_units, read_jsonl, write_jsonl
 
-log = logging.getLogger("ham.corpus")
+log = logging.getLogger("ham.ingest.corpus")
 INGEST_VERSION = "1"
 
 

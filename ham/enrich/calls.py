@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from ham.cache import KeyedStore, key_of
 
-log = logging.getLogger("ham.calls")
+log = logging.getLogger("ham.enrich.calls")
 
 
 @dataclass

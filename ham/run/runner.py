@@ -23,13 +23,13 @@ from typing import Callable
 
 from tqdm import tqdm
 
-from ham.answer import AnswerFailure, parse_generated
+from ham.generate.answer import AnswerFailure, parse_generated
 from ham.generate.base import Generation
 from ham.methods.base import Prompt
-from ham.questions import Question
-from ham.retrieve import Retrieved, Retriever
+from ham.datasets.questions import Question
+from ham.retrieve.retriever import Retrieved, Retriever
 
-log = logging.getLogger("ham.runner")
+log = logging.getLogger("ham.run.runner")
 
 
 def read_done(path: Path) -> tuple[dict[str, dict], int]:

@@ -25,9 +25,9 @@ from typing import Iterator, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ham.backends import folder_revision, model_source
+from ham.backends.local import folder_revision, model_source
 
-log = logging.getLogger("ham.encode")
+log = logging.getLogger("ham.index.encoders")
 
 
 def minilm_path() -> Path:
@@ -210,7 +210,7 @@ class BGEM3Encoder(BatchedEncoder):
                  show_progress: bool = False) -> None:
         import json
 
-        from ham.backends import torch_device
+        from ham.backends.local import torch_device
 
         self.path = bge_m3_folder(model)
         self.device = torch_device(device)

@@ -20,20 +20,20 @@ from hydra.utils import get_method, instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from ham.cache import FolderCache, key_of
-from ham.corpus import load_corpus
-from ham.evaluate import Evaluator
+from ham.ingest.corpus import load_corpus
+from ham.metrics.evaluator import Evaluator
 from ham.generate.cache import with_generation_cache
 from ham.generate.cost import cost_summary
-from ham.indexing import make_retriever, prepare
-from ham import grid
-from ham.grid import is_finished, safe_name
+from ham.index.build import make_retriever, prepare
+from ham.run import grid
+from ham.run.grid import is_finished, safe_name
 from ham.paths import resolve_path
-from ham.provenance import git_state, package_versions
-from ham.questions import Question
-from ham.runner import answer_all
-from ham.tracking import redact
+from ham.run.provenance import git_state, package_versions
+from ham.datasets.questions import Question
+from ham.run.runner import answer_all
+from ham.run.tracking import redact
 
-log = logging.getLogger("ham.run")
+log = logging.getLogger("ham.cli.main")
 
 
 def _drop(cfg: dict, dotted: str) -> None:
@@ -56,7 +56,7 @@ def run_id(cfg: DictConfig) -> str:
     return key_of(data)[:10]
 
 
-QUESTION_LOADERS = {"jsonl": "ham.questions.load_questions", "mramg": "ham.ingest.mramg.load_mqa"}
+QUESTION_LOADERS = {"jsonl": "ham.datasets.questions.load_questions", "mramg": "ham.ingest.mramg.load_mqa"}
 
 
 def load_dataset_questions(cfg: DictConfig) -> tuple[list[Question], list[str]]:
