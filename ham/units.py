@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ham.document import Document, Node
+from ham.text import words
 
 SECTION_LEAD_WORDS = 60
 NEIGHBOUR_WORDS = 60
@@ -75,13 +76,6 @@ class EvidenceUnit:
     @classmethod
     def from_dict(cls, data: dict) -> "EvidenceUnit":
         return cls(**data)
-
-
-def words(text: str, limit: int, from_end: bool = False) -> str:
-    toks = text.split()
-    if len(toks) <= limit:
-        return " ".join(toks)
-    return ("… " + " ".join(toks[-limit:])) if from_end else (" ".join(toks[:limit]) + " …")
 
 
 def _section_lead(path: list[Node]) -> str:

@@ -29,7 +29,8 @@ from ham.cache import KeyedStore
 from ham.enrich.calls import CallResult, CallStats, Request, run_cached
 from ham.backends.chat import ChatClient
 from ham.paths import resolve_path
-from ham.units import EvidenceUnit, words
+from ham.text import words
+from ham.units import EvidenceUnit
 
 log = logging.getLogger("ham.enrich.descriptions")
 PROMPT_VERSION = "image-description-v1"

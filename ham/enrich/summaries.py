@@ -15,7 +15,6 @@ the lead summary and is counted (see ``ham.enrich.calls``).
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -24,6 +23,7 @@ from ham.cache import KeyedStore
 from ham.enrich.calls import CallResult, CallStats, Request, run_cached
 from ham.backends.chat import ChatClient
 from ham.document import Document, Node
+from ham.text import split_sentences
 from ham.units import EvidenceUnit
 
 log = logging.getLogger("ham.enrich.summaries")
@@ -32,7 +32,6 @@ PROMPT = ("Document: {doc}\nSection: {path}\n\n{text}\n\n"
           "Summarise what this section covers in at most {max_words} words, in one or two plain "
           "sentences. Keep the section's own terms (menu and account names, numbers). "
           "Answer with the summary only.")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
 
 
 @dataclass
@@ -73,8 +72,7 @@ def section_inputs(documents: Iterable[Document], needed: set[str], max_input_wo
 
 def lead_sentences(text: str, sentences: int, max_words: int) -> str:
     """The first ``sentences`` sentences of ``text``, cut to ``max_words`` words."""
-    flat = " ".join(text.split())
-    picked = " ".join(_SENTENCE_END.split(flat)[:sentences])
+    picked = " ".join(split_sentences(" ".join(text.split()))[:sentences])
     toks = picked.split()
     return picked if len(toks) <= max_words else " ".join(toks[:max_words]) + " …"
 

@@ -14,20 +14,12 @@ The output cites images as ``<imgN>`` like a model would, and goes through the s
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections import Counter
 
 from ham.generate.base import Generation, Generator
-from ham.index.sparse import tokenize
+from ham.text import split_sentences, tokenize
 from ham.methods.base import Prompt
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
-
 
 class ExtractiveGenerator(Generator):
     model_id = "extractive-v1"
@@ -50,7 +42,7 @@ class ExtractiveGenerator(Generator):
 
     def compose(self, prompt: Prompt) -> str:
         hits = prompt.retrieved.text
-        sentences = [(h, i, s) for h in hits for i, s in enumerate(split_sentences(h.unit.content))]
+        sentences = [(h, i, s) for h in hits for i, s in enumerate(split_sentences(" ".join(h.unit.content.split())))]
         if not sentences:
             return ""
         tokens = tokenize([s for _, _, s in sentences])

@@ -43,7 +43,7 @@ from ham.retrieve.retriever import Retriever
 from ham.enrich.summaries import Summaries, summarise_sections
 
 log = logging.getLogger("ham.index.build")
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"   # 3: BM25 built from ham.text.tokenize token lists
 
 
 def strings_digest(unit_ids: list[str], texts: list[str]) -> str:

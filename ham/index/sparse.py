@@ -9,26 +9,17 @@ slower on the demo index).
 """
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ham.text import _bm25s, tokenize
+
 if TYPE_CHECKING:
     from ham.index.hybrid import Query
 
 
-def _bm25s():
-    import bm25s
-
-    logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG on import and logs every build
-    return bm25s
-
-
-def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    bm25s = _bm25s()
-    return bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
 
 
 class ColumnSums:
@@ -79,7 +70,7 @@ class BM25Sparse:
     def build(cls, texts: Sequence[str]) -> "BM25Sparse":
         bm25s = _bm25s()
         bm25 = bm25s.BM25()
-        bm25.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False), show_progress=False)
+        bm25.index(tokenize(texts), show_progress=False)
         return cls(bm25)
 
     def save(self, folder: Path) -> None:

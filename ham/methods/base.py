@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from ham.retrieve.retriever import Hit, Retrieved
-from ham.units import words
+from ham.text import words
 
 IMAGE_MARK = re.compile(r"\[\[image:(\d+)\]\]")
 CONTEXT_WORDS = 30

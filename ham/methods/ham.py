@@ -7,7 +7,7 @@ from __future__ import annotations
 from ham.methods.base import CONTEXT_WORDS, Method, slots_of
 from ham.represent.templates import position
 from ham.retrieve.retriever import Hit, Retrieved
-from ham.units import words
+from ham.text import words
 
 
 def text_block(n: int, hit: Hit) -> str:

@@ -18,32 +18,21 @@ Image tags the model wrote anyway are removed first: the text answer is meant to
 from __future__ import annotations
 
 import logging
-import re
-
 import numpy as np
 
 from ham.generate.answer import SLOT_PATTERN
-from ham.index.sparse import tokenize
+from ham.text import _bm25s, split_sentences, tokenize
 from ham.methods.base import Method, Prompt, flat_text_blocks, image_proxy, slots_of
 from ham.retrieve.retriever import Retrieved
 
 log = logging.getLogger("ham.methods.rule")
-# a sentence ends at .!? after a letter, a closing bracket or quote (not after "1." of a list)
-_SENTENCE_END = re.compile(r"(?<=[A-Za-z)\"'\u201d][.!?])\s+(?=[\"'(\[\u201c]?[A-Z0-9])")
-
-
-def answer_sentences(text: str) -> list[str]:
-    return [s.strip() for line in text.splitlines() for s in _SENTENCE_END.split(line) if s.strip()]
-
-
 def lexical_scores(sentences: list[str], proxies: list[str]) -> np.ndarray:
-    import bm25s
-
+    bm25s = _bm25s()
     scores = np.zeros((len(sentences), len(proxies)), dtype=np.float32)
     if not sentences or not proxies:
         return scores
     index = bm25s.BM25()
-    index.index(bm25s.tokenize(proxies, stopwords="en", show_progress=False), show_progress=False)
+    index.index(tokenize(proxies), show_progress=False)
     vocabulary = set(index.vocab_dict)
     for i, tokens in enumerate(tokenize(sentences)):
         known = [t for t in tokens if t in vocabulary]
@@ -97,7 +86,7 @@ class RuleBasedMethod(Method):
                            text_blocks=flat_text_blocks(retrieved.text))
 
     def finish(self, prompt: Prompt, reply: str) -> str:
-        sentences = answer_sentences(SLOT_PATTERN.sub(" ", reply))
+        sentences = split_sentences(SLOT_PATTERN.sub(" ", reply))
         proxies = [" ".join(v for v in image_proxy(h).values() if v) for h in prompt.retrieved.images]
         after = insert_images(sentences, proxies, self.encoder, self.semantic_weight, self.min_score,
                               self.max_images)

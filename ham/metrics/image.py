@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ham.text import normalise_ws
+
 
 def image_prf(gold: Iterable[str], predicted: Iterable[str]) -> dict[str, float]:
     g, p = set(gold), set(predicted)
@@ -39,10 +41,6 @@ def image_retrieval_recall(gold: Iterable[str], retrieved: Iterable[str]) -> flo
     if not g:
         return None
     return len(g & set(retrieved)) / len(g)
-
-
-def normalise_ws(text: str) -> str:
-    return " ".join(text.split()).lower()
 
 
 def gold_text_recall(gold_passages: Iterable[str], retrieved_texts: Iterable[str]) -> float | None:

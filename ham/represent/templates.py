@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ham.units import EvidenceUnit, words
+from ham.text import words
+from ham.units import EvidenceUnit
 
 NEARBY_WORDS = 40
 TEMPLATE_VERSION = "2"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ham.ingest.corpus import Corpus
 from ham.index.hybrid import HybridIndex, Query, Scored
-from ham.index.sparse import tokenize
+from ham.text import tokenize
 from ham.units import EvidenceUnit
 
 log = logging.getLogger("ham.retrieve.retriever")

@@ -4,7 +4,7 @@ import pytest
 
 from ham.generate.answer import parse_generated
 from ham.index.encoders import SentenceTransformerEncoder
-from ham.methods.rule_based import RuleBasedMethod, answer_sentences, insert_images, lexical_scores
+from ham.methods.rule_based import RuleBasedMethod, insert_images, lexical_scores
 from tests.support.evidence import evidence
 
 ANSWER = ("Check the oil level every month through the sight glass.\n"
@@ -14,12 +14,6 @@ ANSWER = ("Check the oil level every month through the sight glass.\n"
 @pytest.fixture(scope="module")
 def minilm():
     return SentenceTransformerEncoder("minilm")
-
-
-def test_sentences_split_per_line_and_at_sentence_ends():
-    assert answer_sentences("1. Open the box. Take out the pump!\n\n2. Read the manual") == [
-        "1. Open the box.", "Take out the pump!", "2. Read the manual"]
-    assert answer_sentences("It costs $5.00. Pay now.") == ["It costs $5.00. Pay now."]
 
 
 def test_lexical_scores_are_bm25_scaled_to_one():

@@ -5,7 +5,7 @@ from ham.cache import FolderCache
 from ham.index.encoders import BatchedEncoder, Encoded
 from ham.index.dense import FlatSpec
 from ham.index.hybrid import Query, _minmax
-from ham.index.sparse import tokenize
+from ham.text import tokenize
 from ham.index.build import index_strings
 
 
