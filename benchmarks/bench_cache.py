@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ham.cli.tools import compose_config  # noqa: E402
+from ham.cli.compose import compose_config  # noqa: E402
 from ham.run.pipeline import run  # noqa: E402
 
 

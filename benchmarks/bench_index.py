@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ham.cache import FolderCache  # noqa: E402
-from ham.cli.tools import compose_config  # noqa: E402
+from ham.cli.compose import compose_config  # noqa: E402
 from ham.ingest.corpus import load_corpus  # noqa: E402
 from ham.index.encoders import SentenceTransformerEncoder  # noqa: E402
 from ham.index.dense import FlatSpec  # noqa: E402

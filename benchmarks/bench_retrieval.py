@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from ham.cache import FolderCache  # noqa: E402
-from ham.cli.tools import compose_config  # noqa: E402
+from ham.cli.compose import compose_config  # noqa: E402
 from ham.ingest.corpus import load_corpus  # noqa: E402
 from ham.index.build import make_retriever, prepare  # noqa: E402
 from ham.paths import resolve_path  # noqa: E402

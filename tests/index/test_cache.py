@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ham.cache import FolderCache, KeyedStore
-from ham.cli.tools import compose_config
+from ham.cli.compose import compose_config
 from ham.ingest.corpus import load_corpus
 from ham.index.build import make_retriever, prepare
 from ham.paths import PROJECT_ROOT

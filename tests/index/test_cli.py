@@ -2,7 +2,8 @@
 import json
 import sys
 
-from ham.cli.tools import index_main, show_unit_main
+from ham.cli.index import index_main
+from ham.cli.show_unit import show_unit_main
 from ham.paths import PROJECT_ROOT
 
 CORPUS = PROJECT_ROOT / "tests" / "fixtures" / "ingest" / "markdown"

@@ -1,5 +1,5 @@
 """ham-tree: print the tree of a file's document or of every document in a folder."""
-from ham.cli.tools import tree_main
+from ham.cli.tree import tree_main
 from tests.ingest.helpers import FIXTURES
 
 
