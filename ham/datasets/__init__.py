@@ -1,4 +1,10 @@
-"""Questions and their gold annotations, and the loaders of each dataset's question format.
+"""Questions and their gold annotations, and one reader per dataset question format.
 
-    questions.py   ``Question`` (one internal form every metric reads) and the JSONL loader
+    questions.py   ``Question``: the one internal form (golds, kinds, topology, ordered evidence,
+                   bridge entities, hops, evidence points) every metric reads; ham's JSONL reader
+    mramg.py       MRAMG-Bench / HAM-Bench ``{sub}_mqa.jsonl``
+
+Each reader has ``format`` (its name for ``ham-questions --format``) and
+``read(path) -> (questions, problems)``: a bad record is a problem naming its file and line, and
+the rest still loads. The dataset's documents are read by ``ham.ingest``.
 """

@@ -29,7 +29,6 @@ from pathlib import Path, PurePosixPath
 from ham.document import Document
 from ham.ingest.builder import Block, build_document, is_step_title, numbering_depth
 from ham.ingest.report import IngestReport, read_text, resolve_image
-from ham.datasets.questions import Question
 
 PIC = "<PIC>"
 _END_PUNCT = (".", "!", "?", ":", ";", ",")
@@ -249,60 +248,3 @@ def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]
                 seen.add(doc.id)
                 docs.append(doc)
     return docs
-
-
-# --------------------------------------------------------------------------- questions
-
-def reference_with_images(ground_truth: str, images: list[str]) -> tuple[str, int]:
-    """Replace each ``<PIC>`` in order with ``![](ID)``; markers beyond the images are removed.
-    Returns the answer and the number of markers."""
-    pieces = ground_truth.split(PIC)
-    out = [pieces[0]]
-    for i, piece in enumerate(pieces[1:]):
-        out.append((f"![]({images[i]})" if i < len(images) else "") + piece)
-    return "".join(out), len(pieces) - 1
-
-
-def mqa_question(obj: dict) -> tuple[Question, str | None]:
-    if not isinstance(obj, dict) or obj.get("id") in (None, "") or not obj.get("question"):
-        raise ValueError("not an object with id and question")
-    images_list = obj.get("images_list") or []
-    if not isinstance(images_list, list):
-        raise ValueError("images_list must be a list")
-    images = [str(i) for i in images_list]
-    answer, markers = reference_with_images(str(obj.get("ground_truth") or ""), images)
-    problem = None
-    if markers != len(images):
-        problem = f"{markers} <PIC> marker(s) in ground_truth but {len(images)} image(s) in images_list"
-    question = Question(id=str(obj["id"]), question=str(obj["question"]),
-                        reference_answer=answer or None, gold_images=images)
-    return question, problem
-
-
-def load_mqa(path: str | Path) -> tuple[list[Question], list[str]]:
-    """Read ``{sub}_mqa.jsonl`` into Questions; return them and one message per problem (a bad
-    line is skipped; a ``<PIC>``/image count mismatch keeps the question and is noted)."""
-    path = Path(path)
-    questions: list[Question] = []
-    problems: list[str] = []
-    seen: set[str] = set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [f"{path}: cannot read the questions file ({exc})"]
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            question, problem = mqa_question(json.loads(line))
-        except (json.JSONDecodeError, ValueError) as exc:
-            problems.append(f"{path}:{lineno}: {exc} (question skipped)")
-            continue
-        if question.id in seen:
-            problems.append(f"{path}:{lineno}: duplicate question id {question.id!r} (question skipped)")
-            continue
-        if problem:
-            problems.append(f"{path}:{lineno}: {problem}")
-        seen.add(question.id)
-        questions.append(question)
-    return questions, problems

@@ -56,7 +56,7 @@ def run_id(cfg: DictConfig) -> str:
     return key_of(data)[:10]
 
 
-QUESTION_LOADERS = {"jsonl": "ham.datasets.questions.load_questions", "mramg": "ham.ingest.mramg.load_mqa"}
+QUESTION_LOADERS = {"jsonl": "ham.datasets.questions.load_questions", "mramg": "ham.datasets.mramg.load_mqa"}
 
 
 def load_dataset_questions(cfg: DictConfig) -> tuple[list[Question], list[str]]:

@@ -2,7 +2,7 @@
 import json
 import shutil
 from ham.ingest import ingest_corpus
-from ham.ingest.mramg import load_mqa
+from ham.datasets.mramg import load_mqa
 from tests.ingest.helpers import FIXTURES, heading_path
 
 
