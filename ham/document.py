@@ -36,6 +36,7 @@ class Node:
     order: int = 0
     page: int | None = None
     caption_of: str | None = None
+    meta: dict = field(default_factory=dict)
     children: list["Node"] = field(default_factory=list)
 
     def __post_init__(self) -> None:
