@@ -21,7 +21,9 @@ class Node:
     and tables (a table's caption and flattened body), and for images ``image`` (the reference
     exactly as the source writes it), ``image_path`` (resolved, relative to the corpus root, or
     None when the file could not be used), ``alt`` and ``caption``. A text leaf that is the
-    caption of an image names that image's node id in ``caption_of`` (a figure-caption link).
+    caption of an image names that image's node id in ``caption_of`` (a figure-caption link). ``meta``
+    keeps what the source says about the node beyond that (its own id for it, a bounding box, OCR or
+    VLM text...); a leaf's ``meta`` becomes its unit's ``extra``.
     """
 
     id: str

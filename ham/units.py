@@ -155,7 +155,7 @@ def build_units(doc: Document) -> list[EvidenceUnit]:
             ancestors=ancestors, local=_local_context(leaf, parent),
             relation=relation_of(leaf, parent, captions), source=leaf.source or doc.source,
             order=leaf.order, page=leaf.page, image=leaf.image, image_path=leaf.image_path,
-            caption=leaf.caption, alt=leaf.alt))
+            caption=leaf.caption, alt=leaf.alt, extra=dict(leaf.meta)))
     return units
 
 

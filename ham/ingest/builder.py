@@ -8,7 +8,7 @@ means every format gets the same rules.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ham.document import Document, Node
 
@@ -50,6 +50,7 @@ class Block:
     caption: str = ""
     page: int | None = None
     source: str = ""
+    meta: dict = field(default_factory=dict)   # source facts kept on the node (layout id, bbox, ...)
 
 
 class TreeBuilder:
@@ -127,7 +128,7 @@ class TreeBuilder:
 
     def _leaf(self, kind: str, block: Block, **fields) -> Node:
         node = Node(id=self._new_id(), kind=kind, source=block.source or self.source,
-                    order=self._next_order(), page=block.page, **fields)
+                    order=self._next_order(), page=block.page, meta=dict(block.meta), **fields)
         self._container.children.append(node)
         self._last_leaf = node
         return node
