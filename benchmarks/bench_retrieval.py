@@ -87,14 +87,14 @@ def synthetic_retriever(n: int, cache_root: Path):
     from ham.enrich.descriptions import Descriptions
     from ham.index.encoders import SentenceTransformerEncoder
     from ham.index.build import build_indexes
-    from ham.represent.templates import Representer
+    from ham.represent.templates import IsolatedText, LocalImage, Representer
     from ham.retrieve.retriever import Retriever
     from ham.units import build_corpus_units
 
     docs = synthetic_documents(n)
     corpus = Corpus(cache_root, f"synthetic-{n}", docs, build_corpus_units(docs)[:n], {})
     encoder = SentenceTransformerEncoder(str(static_encoder_folder(cache_root / "static-minilm")), batch_size=256)
-    indexes, _ = build_indexes(corpus, Representer("st", "li", Descriptions({}, "none")), encoder,
+    indexes, _ = build_indexes(corpus, Representer(IsolatedText(), LocalImage(), Descriptions({}, "none")), encoder,
                                FolderCache(cache_root / "cache"))
     headings = [u.path[1]["title"] for u in corpus.units if len(u.path) > 1]
     return Retriever(corpus, indexes, encoder), headings[:: max(1, len(headings) // 60)][:60]

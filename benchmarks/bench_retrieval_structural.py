@@ -60,7 +60,7 @@ def main(args: list[str]) -> None:
     rows = {"plain": recalls(plain, questions), "structural": recalls(structural, questions)}
     names = [f"text@{k}" for k in TEXT_KS] + [f"image@{k}" for k in IMAGE_KS]
     print(f"demo questions: {rows['plain']['n_text']} with gold text, {rows['plain']['n_image']} with gold images; "
-          f"{cfg.text_repr.name}/{cfg.image_repr.name}, {prepared.encoder.model_id}, {cfg.retrieval.mode}")
+          f"{prepared.representer.text.name}/{prepared.representer.image.name}, {prepared.encoder.model_id}, {cfg.retrieval.mode}")
     print(f"{'ranking':<12}" + "".join(f"{n:>10}" for n in names))
     for label, r in rows.items():
         print(f"{label:<12}" + "".join(f"{r[n]:>10.3f}" for n in names))

@@ -104,7 +104,7 @@ def child(n: int, encoder_name: str, work: Path) -> dict:
     from ham.index.encoders import SentenceTransformerEncoder
     from ham.index.dense import FlatSpec
     from ham.index.build import build_indexes
-    from ham.represent.templates import Representer
+    from ham.represent.templates import ContextualImage, ContextualText, Representer
     from ham.enrich.summaries import LeadSummariser, summarise_sections
     from ham.units import build_corpus_units
 
@@ -129,7 +129,7 @@ def child(n: int, encoder_name: str, work: Path) -> dict:
     encoder.encode_to = measured_encode_to
     base, start = sampler.reset(), time.perf_counter()
     summaries = summarise_sections(docs, units, LeadSummariser(), KeyedStore(work, "unused"))
-    representer = Representer("ct", "si", Descriptions({}, "none"), summaries)
+    representer = Representer(ContextualText(), ContextualImage(), Descriptions({}, "none"), summaries)
     build_indexes(corpus, representer, encoder, FolderCache(work / "cache"), FlatSpec(use_gpu=False))
     total = time.perf_counter() - start
     sampler.running = False

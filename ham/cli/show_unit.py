@@ -56,6 +56,6 @@ def show_unit_main(argv: list[str] | None = None) -> int:
     representer, _ = prepare_representer(cfg, corpus, cache)
     for n, unit_id in enumerate(unit_ids):
         unit = by_id[unit_id]
-        print(f"# {unit_id} ({unit.modality}, {representer.name_for(unit.modality)}) from {unit.source}", file=sys.stderr)
+        print(f"# {unit_id} ({unit.modality}, {representer.for_modality(unit.modality).name}) from {unit.source}", file=sys.stderr)
         print(("\n" if n else "") + representer(unit))
     return 0

@@ -131,8 +131,8 @@ def prepare_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> 
     info: dict = {"seconds": {}}
     started = time.perf_counter()
     summaries = Summaries({}, None)
-    text_repr, image_repr = cfg.text_repr.name, cfg.image_repr.name
-    if {text_repr, image_repr} & {"ct", "si"}:
+    text_repr, image_repr = instantiate(cfg.text_repr), instantiate(cfg.image_repr)
+    if text_repr.uses_summaries or image_repr.uses_summaries:
         summariser = instantiate(cfg.summariser, _convert_="all")
         summaries = summarise_sections(corpus.documents, corpus.units, summariser,
                                        KeyedStore(cache.root, "summaries"), progress=cfg.progress)
@@ -146,11 +146,11 @@ def prepare_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> 
         info["descriptions"] = descriptions.stats.to_dict()
     representer = Representer(text_repr, image_repr, descriptions, summaries if summaries.stats else None)
     images = corpus.of_modality("image")
-    missing = [u.unit_id for u in images if not descriptions.of(u)] if image_repr == "si" else []
+    missing = [u.unit_id for u in images if not descriptions.of(u)] if image_repr.uses_descriptions else []
     info["si_fallback_images"] = len(missing)
     if missing:
-        log.warning("si: %d of %d images have no context-aware description (%s); they are represented "
-                    "without one", len(missing), len(images), descriptions.model_id)
+        log.warning("%s: %d of %d images have no context-aware description (%s); they are represented "
+                    "without one", image_repr.name, len(missing), len(images), descriptions.model_id)
     return representer, info
 
 

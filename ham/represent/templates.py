@@ -9,7 +9,9 @@ Image  ``si``         image reference, source position, document, heading path, 
        ``li``         local: caption or alt and nearby text, no description
        ``flat_image`` the baselines' caption only (caption, else alt, else the image reference)
 
-Each is a field-structured prompt ("Name: value" lines, empty fields left out). Short position
+Each variant is a ``Representation`` object chosen by ``_target_`` in ``conf/text_repr/`` and
+``conf/image_repr/``; ``Representer`` applies the text one to text and table units and the image
+one to images. Each is a field-structured prompt ("Name: value" lines, empty fields left out). Short position
 fields come first and the content before the summaries, so a short encoder window (MiniLM: 256
 tokens) truncates context, never the content. ``ham-show-unit`` prints any unit's string; golden
 tests pin them. Summaries: ``ham.enrich.summaries``; descriptions: ``ham.enrich.descriptions``.
@@ -17,7 +19,6 @@ tests pin them. Summaries: ``ham.enrich.summaries``; descriptions: ``ham.enrich.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 from ham.text import words
 from ham.units import EvidenceUnit
@@ -63,49 +64,90 @@ class Context:
         return found or ""
 
 
-def text_ct(unit: EvidenceUnit, ctx: Context) -> str:
-    section, subsection = ctx.summaries_of(unit)
-    return _fields([("Document", unit.doc_title), ("Path", _path(unit)), ("Content", unit.content),
-                    ("Subsection summary", subsection), ("Section summary", section),
-                    ("Neighbouring evidence", _neighbours(unit))])
+class Representation:
+    """One way of turning units of one modality into the strings that get embedded."""
+
+    name = ""
+    modality = "text"
+    uses_summaries = False
+    uses_descriptions = False
+
+    def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
+        raise NotImplementedError
+
+    def key(self, ctx: Context) -> dict:
+        """What produced this representation's strings (recorded with its index)."""
+        summaries = ctx.summaries
+        return {"name": self.name, "template_version": TEMPLATE_VERSION,
+                "summaries": summaries.stats.backend if self.uses_summaries and summaries is not None else None,
+                "descriptions": getattr(ctx.descriptions, "model_id", None) if self.uses_descriptions else None}
 
 
-def text_st(unit: EvidenceUnit, ctx: Context) -> str:
-    return unit.content
+class ContextualText(Representation):
+    """``ct``: document, heading path, content, subsection and section summaries, neighbours."""
+
+    name, uses_summaries = "ct", True
+
+    def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
+        section, subsection = ctx.summaries_of(unit)
+        return _fields([("Document", unit.doc_title), ("Path", _path(unit)), ("Content", unit.content),
+                        ("Subsection summary", subsection), ("Section summary", section),
+                        ("Neighbouring evidence", _neighbours(unit))])
 
 
-def image_si(unit: EvidenceUnit, ctx: Context) -> str:
-    section, subsection = ctx.summaries_of(unit)
-    return _fields([("Image", unit.image or ""), ("Position", position(unit)), ("Document", unit.doc_title),
-                    ("Path", _path(unit)), ("Caption", unit.caption or unit.alt),
-                    ("Nearby text", _neighbours(unit)), ("Description", ctx.description_of(unit)),
-                    ("Subsection summary", subsection), ("Section summary", section)])
+class IsolatedText(Representation):
+    """``st``: the content alone."""
+
+    name = "st"
+
+    def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
+        return unit.content
 
 
-def image_li(unit: EvidenceUnit, ctx: Context) -> str:
-    return _fields([("Caption", unit.caption or unit.alt), ("Nearby text", _neighbours(unit))])
+class FlatText(IsolatedText):
+    """``flat_text``: the baselines' raw chunk, the same string as ``st`` (so both share one index)."""
+
+    name = "flat_text"
 
 
-def image_flat(unit: EvidenceUnit, ctx: Context) -> str:
-    return unit.caption or unit.alt or unit.image or ""
+class ContextualImage(Representation):
+    """``si``: reference, position, document, path, caption, nearby text, description, summaries."""
+
+    name, modality, uses_summaries, uses_descriptions = "si", "image", True, True
+
+    def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
+        section, subsection = ctx.summaries_of(unit)
+        return _fields([("Image", unit.image or ""), ("Position", position(unit)), ("Document", unit.doc_title),
+                        ("Path", _path(unit)), ("Caption", unit.caption or unit.alt),
+                        ("Nearby text", _neighbours(unit)), ("Description", ctx.description_of(unit)),
+                        ("Subsection summary", subsection), ("Section summary", section)])
 
 
-TEXT_REPRESENTATIONS: dict[str, Callable[[EvidenceUnit, Context], str]] = {
-    "ct": text_ct, "st": text_st, "flat_text": text_st}
-IMAGE_REPRESENTATIONS: dict[str, Callable[[EvidenceUnit, Context], str]] = {
-    "si": image_si, "li": image_li, "flat_image": image_flat}
-USES_SUMMARIES = {"ct", "si"}
-USES_DESCRIPTIONS = {"si"}
+class LocalImage(Representation):
+    """``li``: caption or alt and nearby text, no description."""
+
+    name, modality = "li", "image"
+
+    def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
+        return _fields([("Caption", unit.caption or unit.alt), ("Nearby text", _neighbours(unit))])
+
+
+class FlatImage(Representation):
+    """``flat_image``: the baselines' caption only (caption, else alt, else the image reference)."""
+
+    name, modality = "flat_image", "image"
+
+    def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
+        return unit.caption or unit.alt or unit.image or ""
 
 
 class Representer:
-    """Serialises units under the configured text and image variants."""
+    """Serialises units: ``text`` for text and table units, ``image`` for images."""
 
-    def __init__(self, text: str = "ct", image: str = "si", descriptions=None, summaries=None) -> None:
-        if text not in TEXT_REPRESENTATIONS:
-            raise ValueError(f"unknown text representation {text!r}; known: {sorted(TEXT_REPRESENTATIONS)}")
-        if image not in IMAGE_REPRESENTATIONS:
-            raise ValueError(f"unknown image representation {image!r}; known: {sorted(IMAGE_REPRESENTATIONS)}")
+    def __init__(self, text: Representation, image: Representation, descriptions=None, summaries=None) -> None:
+        for rep, modality in ((text, "text"), (image, "image")):
+            if not isinstance(rep, Representation) or rep.modality != modality:
+                raise ValueError(f"{type(rep).__name__} is not a {modality} representation")
         self.text, self.image = text, image
         self.context = Context(summaries, descriptions)
 
@@ -113,18 +155,11 @@ class Representer:
     def descriptions(self):
         return self.context.descriptions
 
-    def __call__(self, unit: EvidenceUnit) -> str:
-        if unit.modality == "image":
-            return IMAGE_REPRESENTATIONS[self.image](unit, self.context)
-        return TEXT_REPRESENTATIONS[self.text](unit, self.context)
-
-    def name_for(self, modality: str) -> str:
+    def for_modality(self, modality: str) -> Representation:
         return self.image if modality == "image" else self.text
 
+    def __call__(self, unit: EvidenceUnit) -> str:
+        return self.for_modality(unit.modality)(unit, self.context)
+
     def key(self, modality: str) -> dict:
-        """What produced one modality's strings (recorded with its index)."""
-        name = self.name_for(modality)
-        summaries = self.context.summaries
-        return {"name": name, "template_version": TEMPLATE_VERSION,
-                "summaries": summaries.stats.backend if name in USES_SUMMARIES and summaries is not None else None,
-                "descriptions": getattr(self.descriptions, "model_id", None) if name in USES_DESCRIPTIONS else None}
+        return self.for_modality(modality).key(self.context)

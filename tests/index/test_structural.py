@@ -8,7 +8,7 @@ from ham.index.encoders import SentenceTransformerEncoder
 from ham.index.hybrid import HybridIndex, Scored
 from ham.index.build import build_indexes
 from ham.ingest.builder import Block, TreeBuilder
-from ham.represent.templates import Representer
+from ham.represent.templates import IsolatedText, LocalImage, Representer
 from ham.retrieve.retriever import Retriever
 from ham.retrieve.structural import SectionMap, SectionRanker
 from ham.units import build_units
@@ -90,7 +90,7 @@ def test_bad_order_is_rejected():
 def test_end_to_end_the_procedure_comes_with_its_steps(doc, tmp_path):
     corpus = Corpus(tmp_path, "test", [doc], build_units(doc), {})
     encoder = SentenceTransformerEncoder("minilm")
-    indexes, _ = build_indexes(corpus, Representer("st", "li"), encoder, FolderCache(tmp_path))
+    indexes, _ = build_indexes(corpus, Representer(IsolatedText(), LocalImage()), encoder, FolderCache(tmp_path))
     question = "How do I replace the filter cartridge?"
     plain = Retriever(corpus, indexes, encoder, k_t=3, k_v=1)
     structural = Retriever(corpus, indexes, encoder, k_t=3, k_v=1,

@@ -6,7 +6,8 @@ import pytest
 from ham.cache import KeyedStore
 from ham.enrich.calls import CallStats
 from ham.enrich.descriptions import DescriptionFile, Descriptions
-from ham.represent.templates import Representer
+from ham.represent.templates import (ContextualImage, ContextualText, FlatImage, FlatText, IsolatedText,
+                                      LocalImage, Representer)
 from ham.enrich.summaries import LeadSummariser, Summaries, summarise_sections
 from ham.units import build_units
 
@@ -32,14 +33,14 @@ def descriptions(tmp_path):
 
 def test_ct_with_section_and_subsection_summaries(units, summaries):
     step = units["Switch off the mains supply."]
-    assert Representer("ct", "si", summaries=summaries)(step) == (
+    assert Representer(ContextualText(), ContextualImage(), summaries=summaries)(step) == (
         "Document: Pump Manual\n"
         "Path: 1. Installation > 1.1. Wiring > Step 1\n"
         "Content: Switch off the mains supply.\n"
         "Subsection summary: Wiring the motor.\n"
         "Section summary: Installing the pump.")
     top = units["Install the pump on a level concrete base."]   # directly in a top-level section
-    assert Representer("ct", "si", summaries=summaries)(top) == (
+    assert Representer(ContextualText(), ContextualImage(), summaries=summaries)(top) == (
         "Document: Pump Manual\n"
         "Path: 1. Installation\n"
         "Content: Install the pump on a level concrete base.\n"
@@ -49,13 +50,13 @@ def test_ct_with_section_and_subsection_summaries(units, summaries):
 
 def test_st_and_flat_text_are_the_content_alone(units, summaries):
     unit = units["Install the pump on a level concrete base."]
-    assert Representer("st", "si", summaries=summaries)(unit) == "Install the pump on a level concrete base."
-    assert Representer("flat_text", "flat_image")(unit) == Representer("st", "li")(unit)
+    assert Representer(IsolatedText(), ContextualImage(), summaries=summaries)(unit) == "Install the pump on a level concrete base."
+    assert Representer(FlatText(), FlatImage())(unit) == Representer(IsolatedText(), LocalImage())(unit)
 
 
 def test_si_with_description_and_summaries_li_without(units, descriptions, summaries):
     mains = units["img/mains.png"]
-    assert Representer("ct", "si", descriptions, summaries)(mains) == (
+    assert Representer(ContextualText(), ContextualImage(), descriptions, summaries)(mains) == (
         "Image: img/mains.png\n"
         "Position: manual.md, item 8\n"
         "Document: Pump Manual\n"
@@ -65,13 +66,13 @@ def test_si_with_description_and_summaries_li_without(units, descriptions, summa
         "Description: A red rotary mains isolator.\n"
         "Subsection summary: Wiring the motor.\n"
         "Section summary: Installing the pump.")
-    assert Representer("ct", "li", descriptions, summaries)(mains) == (
+    assert Representer(ContextualText(), LocalImage(), descriptions, summaries)(mains) == (
         "Caption: mains switch\nNearby text: Switch off the mains supply.")
 
 
 def test_si_without_a_description_leaves_the_field_out(units, descriptions):
     oil = units["img/oil.png"]
-    assert Representer("ct", "si", descriptions)(oil) == (
+    assert Representer(ContextualText(), ContextualImage(), descriptions)(oil) == (
         "Image: img/oil.png\nPosition: manual.md, item 13\nDocument: Pump Manual\nPath: 2. Maintenance\n"
         "Caption: oil sight glass\nNearby text: Check the oil level every month.")
 
@@ -79,11 +80,11 @@ def test_si_without_a_description_leaves_the_field_out(units, descriptions):
 def test_si_prefers_a_per_unit_description(units):
     mains = units["img/mains.png"]
     per_unit = Descriptions({mains.unit_id: "Isolator in the OFF position."}, "test")
-    assert Representer("ct", "si", per_unit)(mains).endswith("Description: Isolator in the OFF position.")
+    assert Representer(ContextualText(), ContextualImage(), per_unit)(mains).endswith("Description: Isolator in the OFF position.")
 
 
 def test_flat_image_is_the_caption_else_alt_else_reference(units):
-    rep = Representer("flat_text", "flat_image")
+    rep = Representer(FlatText(), FlatImage())
     assert rep(units["img/base.png"]) == "Figure 1. The concrete base with anchor bolts."   # linked caption
     assert rep(units["img/mains.png"]) == "mains switch"                                  # alt text
     bare = units["img/oil.png"]
@@ -96,7 +97,7 @@ def test_lead_summaries_feed_ct(manual_doc):
     lead = summarise_sections([manual_doc], units, LeadSummariser(sentences=1, max_words=5), KeyedStore("/unused", "x"))
     wiring_step = next(u for u in units if u.content == "Open the terminal cover.")
     assert lead.of(wiring_step) == ("Install the pump on a …", "Connect the motor leads to …")
-    assert "Subsection summary: Connect the motor leads to …" in Representer("ct", "si", summaries=lead)(wiring_step)
+    assert "Subsection summary: Connect the motor leads to …" in Representer(ContextualText(), ContextualImage(), summaries=lead)(wiring_step)
 
 
 def test_section_context_excludes_the_unit_itself(units):
@@ -107,11 +108,11 @@ def test_section_context_excludes_the_unit_itself(units):
     assert caption.ancestors["section_context"] == "Install the pump on a level concrete base."
 
 
-def test_unknown_variant_is_rejected():
-    with pytest.raises(ValueError, match="unknown text representation 'xt'"):
-        Representer("xt", "si")
-    with pytest.raises(ValueError, match="unknown image representation 'xi'"):
-        Representer("ct", "xi")
+def test_a_representation_of_the_wrong_modality_is_rejected():
+    with pytest.raises(ValueError, match="is not a text representation"):
+        Representer(ContextualImage(), ContextualImage())
+    with pytest.raises(ValueError, match="is not a image representation"):
+        Representer(ContextualText(), IsolatedText())
 
 
 def test_missing_description_file_is_named(tmp_path):
