@@ -1,7 +1,7 @@
 """``ham-analyze PATH... [--out DIR]``: every table and figure of a grid, from ``outputs/`` alone.
 
     ham-analyze outputs/runs/demo                   # -> outputs/runs/demo/analysis/
-    python -m analysis outputs/runs/a outputs/runs/b --out paper/ --reference si+ct
+    python -m ham_analysis outputs/runs/a outputs/runs/b --out paper/ --reference si+ct
 
 Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
     runs.csv, questions.csv            the tidy tables (one row per run; per run and question)
@@ -13,8 +13,7 @@ Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
     report.html                        the answers of every variant side by side
     problems.txt                       run folders or lines that were skipped, and why
 
-``write_run_artifacts(run_dir)`` is what ``ham`` calls at the end of a run: ``metrics.png`` (and
-PDF) and ``report.html`` in the run folder.
+A run's own ``report.html`` and ``metrics.png`` are written by ``ham`` itself (``ham.report``).
 """
 from __future__ import annotations
 
@@ -25,21 +24,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.collect import collect, load_run, questions_table, runs_table
-from analysis.plots import ablation_figure, run_figure
-from analysis.report import write_grid_report, write_run_report
-from analysis.table_format import write_table
-from analysis.tables import ci_table, paired_table, robustness_cost, table3, table4
-
-
-def write_run_artifacts(run_dir: str | Path) -> dict[str, Path]:
-    run_dir = Path(run_dir)
-    run = load_run(run_dir, problems=[])
-    title = f"run {run.run_id}: " + ", ".join(f"{k}={v}" for k, v in run.axes.items()
-                                               if k in ("dataset", "method", "generator", "text_repr", "image_repr"))
-    png, pdf = run_figure(run, run_dir / "metrics", title)
-    report = write_run_report(run_dir, plot=png.name)
-    return {"plot": png, "plot_pdf": pdf, "report": report}
+from .collect import collect, questions_table, runs_table
+from .plots import ablation_figure
+from .report import write_grid_report
+from .table_format import write_table
+from .tables import ci_table, paired_table, robustness_cost, table3, table4
 
 
 def _slug(text: str) -> str:
@@ -64,8 +53,8 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
         written += write_table(table, out)
         pd.DataFrame.from_records(records).to_csv(out / f"{table.name}.csv", index=False)
         written.append(out / f"{table.name}.csv")
-    for dataset in sorted({str(r.axes["dataset"]) for r in collection.runs}):
-        runs = [r for r in collection.runs if str(r.axes["dataset"]) == dataset and r.rows]
+    for dataset in sorted({r.dataset for r in collection.runs}):
+        runs = [r for r in collection.runs if r.dataset == dataset and r.rows]
         if runs:
             written += ablation_figure(runs, [collection.label(r) for r in runs], out / f"figure3_{_slug(dataset)}",
                                        f"{dataset}: {len(runs)} variant(s)")

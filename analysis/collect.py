@@ -1,74 +1,47 @@
-"""Collect finished runs from ``outputs/`` into tidy tables keyed by their config axes.
+"""Collect finished runs from ``outputs/`` into tidy tables, one row per distinct run.
 
-A run folder holds ``config.yaml``, ``metrics.json`` and ``predictions.jsonl`` (as ``ham`` writes
-them under ``outputs/runs/<name>/<run id>/``). Any folder under the given paths that holds one of
-them is taken for a run. A folder that cannot be used (no ``metrics.json``: an unfinished run; an
-unreadable file) is reported with the file and the problem and skipped; a malformed line of
-``predictions.jsonl`` is reported with its line number and skipped; the rest goes on.
+A run folder holds ``config.yaml``, ``run.json``, ``metrics.json`` and ``predictions.jsonl`` (as
+``ham`` writes them under ``outputs/runs/<name>/<run id>/``). Any folder under the given paths that
+holds a config beside one of the others is taken for a run. A folder that cannot be used (no
+``metrics.json``: an unfinished run; an unreadable file) is reported with the file and the problem
+and skipped; a malformed line of ``predictions.jsonl`` is reported with its line number and
+skipped (``ham.run.predictions``); the rest goes on.
+
+Cells. Runs with the same run id are one run (the copy with more questions, then the newer, is
+kept). Every other difference is its own row: the axes are derived from the runs given, not
+listed by hand. Each run's ``identity`` (``run.json``: the record its id hashes, see
+``ham.run.identity``) is compared across the collection:
+    * a config group whose option differs between runs is an axis named by the group, valued by
+      the option name (``generator: gpt4o`` vs ``qwen25_7b``), the name shown in tables;
+    * a key that differs between runs with the same option of its group is an axis of its own
+      (``generator.model=A`` vs ``generator.model=B`` under ``generator=hf``), as is a top-level
+      key (``limit``, ``seed``).
+``dataset`` (the dataset's name) is always an axis; tables group by it.
 
 Two tables come out (pandas DataFrames):
-    runs       one row per run: the axes, run id, folder, question and failure counts, the mean of
-               every metric from ``metrics.json``, tokens and cents per question (its ``cost``)
+    runs       one row per run: the axes, variant label, run id, folder, question and failure
+               counts, the aggregate and n of every metric in ``metrics.json``, tokens and cents
     questions  one row per (run, question): the axes, run id, question id, every per-question
                metric, the failure reason, tokens, and cents when the run was priced
-
-Axes (``AXES``) come from the resolved config: dataset, method, generator, text_repr, image_repr,
-retrieval mode, encoder, budgets k_t/k_v, seed. Two runs with the same axes (say, one with
-``limit=2`` and a full one) are one cell: the run with more questions is kept (then the newer one)
-and the other is reported.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 import yaml
 
-from ham.metrics import REGISTRY, average_score
+from ham.metrics.registry import registry
+from ham.run.identity import classify, flatten
+from ham.run.predictions import read
 
 RUN_FILES = ("config.yaml", "metrics.json", "predictions.jsonl")
-
-
-def _component(cfg: dict, group: str) -> str | None:
-    """A group's option: the option file chosen (``choices``, recorded by the run), else the
-    group's ``name``, else its ``model``, else the module of its ``_target_``."""
-    chosen = (cfg.get("choices") or {}).get(group)
-    if chosen:
-        return str(chosen)
-    node = cfg.get(group) or {}
-    if not isinstance(node, dict):
-        return str(node)
-    for key in ("name", "model"):
-        if node.get(key):
-            return str(node[key])
-    target = node.get("_target_")
-    return target.rsplit(".", 2)[-2] if target and target.count(".") >= 2 else target
-
-
-def _path(*keys: str) -> Callable[[dict], object]:
-    def get(cfg: dict):
-        node = cfg
-        for key in keys:
-            node = node.get(key) if isinstance(node, dict) else None
-        return node
-    return get
-
-
-AXES: dict[str, Callable[[dict], object]] = {
-    "dataset": _path("dataset", "name"),
-    "method": lambda cfg: _component(cfg, "method"),
-    "generator": lambda cfg: _component(cfg, "generator"),
-    "text_repr": lambda cfg: _component(cfg, "text_repr"),
-    "image_repr": lambda cfg: _component(cfg, "image_repr"),
-    "retrieval": lambda cfg: (cfg.get("choices") or {}).get("retrieval") or _path("retrieval", "mode")(cfg),
-    "encoder": lambda cfg: _component(cfg, "encoder"),
-    "k_t": _path("retrieval", "k_t"),
-    "k_v": _path("retrieval", "k_v"),
-    "seed": _path("seed"),
-}
+CHOICE_AXES = ("dataset", "method", "generator", "text_repr", "image_repr", "retrieval", "encoder")
+# groups in the order data flows (ham/conf/config.yaml): axes and variant labels follow it
+GROUP_ORDER = ("dataset", "text_repr", "image_repr", "summariser", "describer", "encoder", "index", "retrieval",
+               "method", "generator", "metrics", "judge", "cost", "logger")
 
 
 class RunError(ValueError):
@@ -79,14 +52,20 @@ class RunError(ValueError):
 class Run:
     path: Path
     run_id: str
-    axes: dict
+    identity: dict               # the flat record the run id hashes
+    choices: dict                # group -> option name
     config: dict
     metrics: dict
     rows: list[dict] = field(default_factory=list)
+    axes: dict = field(default_factory=dict)   # filled by the collection
 
     @property
     def n_questions(self) -> int:
         return int(self.metrics.get("n_questions", len(self.rows)))
+
+    @property
+    def dataset(self) -> str:
+        return str((self.config.get("dataset") or {}).get("name") or self.choices.get("dataset"))
 
 
 def _read_json(path: Path) -> dict:
@@ -96,21 +75,11 @@ def _read_json(path: Path) -> dict:
         raise RunError(f"{path}: unreadable JSON ({exc})") from exc
 
 
-def read_predictions(path: Path, problems: list[str]) -> list[dict]:
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict) or "id" not in row or not isinstance(row.get("metrics"), dict):
-                    raise ValueError("not a prediction (needs id and metrics)")
-            except ValueError as exc:
-                problems.append(f"{path}:{lineno}: {exc} (line skipped)")
-                continue
-            rows.append(row)
-    return rows
+def identity_from_config(config: dict) -> dict:
+    """For a run written before ``run.json`` recorded its identity: the config's keys that an
+    identity would hash, by value (locations included, so such runs never merge wrongly)."""
+    flat = flatten({k: v for k, v in config.items() if k != "choices"})
+    return {k: v for k, v in flat.items() if "exclude" not in classify(k)}
 
 
 def load_run(path: Path, problems: list[str]) -> Run:
@@ -128,12 +97,18 @@ def load_run(path: Path, problems: list[str]) -> Run:
     metrics = _read_json(path / "metrics.json")
     if not isinstance(metrics.get("metrics"), dict):
         raise RunError(f"{path / 'metrics.json'}: no 'metrics' mapping")
+    info = _read_json(path / "run.json") if (path / "run.json").is_file() else {}
     pred = path / "predictions.jsonl"
-    rows = read_predictions(pred, problems) if pred.is_file() else []
-    if not pred.is_file():
+    rows = []
+    if pred.is_file():
+        found = read(pred)
+        problems.extend(found.problems)
+        rows = list(found.rows.values())
+    else:
         problems.append(f"{pred}: missing; the run's means are used, per-question statistics are not available")
-    axes = {name: get(config) for name, get in AXES.items()}
-    return Run(path, str(metrics.get("run_id") or path.name), axes, config, metrics, rows)
+    identity = info.get("identity") or identity_from_config(config)
+    choices = dict(info.get("choices") or config.get("choices") or {})
+    return Run(path, str(metrics.get("run_id") or path.name), identity, choices, config, metrics, rows)
 
 
 def find_run_dirs(paths: list[str | Path]) -> list[Path]:
@@ -151,22 +126,64 @@ def find_run_dirs(paths: list[str | Path]) -> list[Path]:
     return sorted(found)
 
 
+def _value(v) -> str:
+    return json.dumps(v, sort_keys=True, default=str) if isinstance(v, (list, dict)) else str(v)
+
+
+def derive_axes(runs: list[Run]) -> list[str]:
+    """Fill each run's ``axes`` (module docstring) and return the axes that vary, in order."""
+    found = {k.split(".", 1)[0] for r in runs for k in r.identity if "." in k} | set(CHOICE_AXES)
+    groups = [g for g in GROUP_ORDER if g in found] + sorted(found - set(GROUP_ORDER))
+    for run in runs:
+        run.axes = {"dataset": run.dataset}
+        run.axes.update({g: run.choices.get(g) for g in CHOICE_AXES if g != "dataset"})
+    varying = ["dataset"] if len({r.dataset for r in runs}) > 1 else []
+    for group in groups:
+        if group != "dataset" and len({_value(r.choices.get(group)) for r in runs}) > 1:
+            for run in runs:
+                run.axes[group] = run.choices.get(group)
+            varying.append(group)
+    keys = sorted({k for r in runs for k in r.identity})
+    for key in keys:
+        group = key.split(".", 1)[0] if "." in key else None
+        if group == "dataset":
+            continue   # a dataset's files differ with the dataset: its name is the axis
+        by_option: dict[str, set[str]] = {}
+        for run in runs:
+            option = _value(run.choices.get(group)) if group else ""
+            by_option.setdefault(option, set()).add(_value(run.identity.get(key)))
+        if any(len(values) > 1 for values in by_option.values()):
+            for run in runs:
+                run.axes[key] = run.identity.get(key)
+            varying.append(key)
+    return varying
+
+
 @dataclass
 class Collection:
     runs: list[Run]
     problems: list[str]
+    varying_axes: list[str] = field(default_factory=list)
 
-    @property
-    def varying_axes(self) -> list[str]:
-        return [a for a in AXES if len({str(r.axes[a]) for r in self.runs}) > 1]
+    def __post_init__(self) -> None:
+        self.varying_axes = derive_axes(self.runs)
 
     def label(self, run: Run, exclude: tuple[str, ...] = ("dataset",)) -> str:
-        """The run's values on the axes that vary across the collection (its variant name):
-        names as they are (``ct+si``), numbers with their axis (``k_v=3``)."""
+        """The run's variant name: its values on the axes that vary. A group's option as it is
+        (``ct+si``); a key with its name, the last part of it when that is unambiguous
+        (``k_v=3``, ``model=A``)."""
         axes = [a for a in self.varying_axes if a not in exclude]
         if not axes:
             axes = [a for a in ("method", "generator") if a not in exclude]
-        return "+".join(str(run.axes[a]) if isinstance(run.axes[a], str) else f"{a}={run.axes[a]}" for a in axes)
+        tails = [a.rsplit(".", 1)[-1] for a in axes]
+        parts = []
+        for a, tail in zip(axes, tails):
+            value = run.axes.get(a)
+            if "." not in a and isinstance(value, str):
+                parts.append(value)
+            else:
+                parts.append(f"{tail if tails.count(tail) == 1 else a}={value}")
+        return "+".join(parts)
 
 
 def collect(paths: list[str | Path]) -> Collection:
@@ -177,21 +194,21 @@ def collect(paths: list[str | Path]) -> Collection:
             runs.append(load_run(folder, problems))
         except RunError as exc:
             problems.append(f"{exc} (run skipped)")
-    return Collection(_one_run_per_cell(runs, problems), problems)
+    return Collection(_one_copy_per_run(runs, problems), problems)
 
 
-def _one_run_per_cell(runs: list[Run], problems: list[str]) -> list[Run]:
-    cells: dict[tuple, list[Run]] = {}
+def _one_copy_per_run(runs: list[Run], problems: list[str]) -> list[Run]:
+    copies: dict[str, list[Run]] = {}
     for run in runs:
-        cells.setdefault(tuple(str(run.axes[a]) for a in AXES), []).append(run)
+        copies.setdefault(run.run_id, []).append(run)
     kept = []
-    for group in cells.values():
+    for group in copies.values():
         group.sort(key=lambda r: (r.n_questions, (r.path / "metrics.json").stat().st_mtime), reverse=True)
         kept.append(group[0])
         for other in group[1:]:
-            problems.append(f"{other.path}: same axes as {group[0].path} ({other.n_questions} vs "
-                            f"{group[0].n_questions} questions); the latter is used")
-    return sorted(kept, key=lambda r: [str(r.axes[a]) for a in AXES])
+            problems.append(f"{other.path}: another copy of run {group[0].run_id} ({other.n_questions} vs "
+                            f"{group[0].n_questions} questions); {group[0].path} is used")
+    return sorted(kept, key=lambda r: (r.dataset, r.run_id))
 
 
 def cost_block(run: Run) -> dict:
@@ -209,6 +226,13 @@ def question_cents(run: Run, row: dict) -> float | None:
     return cents((row.get("generation") or {}).get("usage") or {}, price)
 
 
+def metric_names(collection: Collection) -> list[str]:
+    """Every metric any run computed, in registry order (unregistered ones after)."""
+    seen = {name for run in collection.runs for name in run.metrics["metrics"]}
+    known = [n for n in registry() if n in seen]
+    return known + sorted(seen - set(known))
+
+
 def runs_table(collection: Collection) -> pd.DataFrame:
     records = []
     for run in collection.runs:
@@ -219,7 +243,7 @@ def runs_table(collection: Collection) -> pd.DataFrame:
                "completion_tokens_per_q": (cost.get("completion_tokens") or {}).get("mean"),
                "cents_per_q": cost.get("cents_per_question"), "pricing": cost.get("pricing"),
                "judge": (run.metrics.get("judge") or {}).get("model")}
-        for name in REGISTRY:
+        for name in metric_names(collection):
             entry = run.metrics["metrics"].get(name) or {}
             rec[name] = entry.get("mean")
             rec[f"{name}_n"] = entry.get("n")
@@ -228,21 +252,19 @@ def runs_table(collection: Collection) -> pd.DataFrame:
 
 
 def questions_table(collection: Collection) -> pd.DataFrame:
+    names = metric_names(collection)
+    axes = list(dict.fromkeys(a for r in collection.runs for a in r.axes))
     records = []
     for run in collection.runs:
         for row in run.rows:
-            scores = row["metrics"]
-            gen = row.get("generation") or {}
-            usage = gen.get("usage") or {}
+            scores = row.get("metrics") or {}
+            usage = (row.get("generation") or {}).get("usage") or {}
             rec = {**run.axes, "variant": collection.label(run), "run_id": run.run_id, "question_id": str(row["id"]),
                    "failure": (row.get("failure") or {}).get("reason"),
                    "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
                    "cost_cents": question_cents(run, row)}
-            for name in REGISTRY:
-                rec[name] = scores.get(name)
-            if rec["average_score"] is None:   # predictions written before Average Score existed
-                rec["average_score"] = average_score(scores)
+            rec.update({name: scores.get(name) for name in names})
             records.append(rec)
-    columns = [*AXES, "variant", "run_id", "question_id", "failure", "prompt_tokens", "completion_tokens",
-               "cost_cents", *REGISTRY]
+    columns = [*axes, "variant", "run_id", "question_id", "failure", "prompt_tokens", "completion_tokens",
+               "cost_cents", *names]
     return pd.DataFrame.from_records(records, columns=columns)

@@ -20,33 +20,9 @@ from typing import Iterable, Mapping
 import numpy as np
 from scipy import stats
 
-Z95 = 1.96   # the paper's multiplier, not the exact normal quantile 1.95996...
+from ham.metrics.confidence import Interval, normal_ci  # noqa: F401  (the paper's interval, shared with ham)
+from ham.metrics.confidence import clean as _clean
 
-
-@dataclass(frozen=True)
-class Interval:
-    mean: float | None
-    low: float | None
-    high: float | None
-    n: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def _clean(values: Iterable) -> np.ndarray:
-    return np.asarray([float(v) for v in values if v is not None and not math.isnan(float(v))], dtype=float)
-
-
-def normal_ci(values: Iterable) -> Interval:
-    x = _clean(values)
-    if len(x) == 0:
-        return Interval(None, None, None, 0)
-    mean = float(x.mean())
-    if len(x) == 1:
-        return Interval(mean, None, None, 1)
-    half = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return Interval(mean, mean - half, mean + half, len(x))
 
 
 def bootstrap_ci(values: Iterable, n_resamples: int = 10_000, seed: int = 0, method: str = "BCa",

@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from analysis.collect import Collection, Run, cost_block
-from analysis.stats import bootstrap_ci, normal_ci, paired
-from analysis.table_format import Column, Table
-from ham.metrics import M_AVG_PARTS, REGISTRY, average_score
+from ham.metrics.average import M_AVG_PARTS, average_score
+from ham.metrics.registry import registry
+
+from .collect import Collection, Run, cost_block
+from .stats import bootstrap_ci, normal_ci, paired
+from .table_format import Column, Table
 
 CI_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score", "ir", "tcr15")
 PAIRED_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score")
@@ -34,7 +36,7 @@ def row_axes(collection: Collection) -> list[str]:
 
 
 def datasets(collection: Collection) -> list[str]:
-    return sorted({str(r.axes["dataset"]) for r in collection.runs})
+    return sorted({r.dataset for r in collection.runs})
 
 
 def grid(collection: Collection) -> dict[tuple, dict[str, Run]]:
@@ -42,7 +44,7 @@ def grid(collection: Collection) -> dict[tuple, dict[str, Run]]:
     out: dict[tuple, dict[str, Run]] = {}
     for run in collection.runs:
         key = tuple(str(run.axes[a]) for a in row_axes(collection))
-        out.setdefault(key, {})[str(run.axes["dataset"])] = run
+        out.setdefault(key, {})[run.dataset] = run
     return out
 
 
@@ -71,7 +73,7 @@ def m_avg(runs: list[Run]) -> tuple[float | None, bool]:
 
 
 def _metric_columns(names: list[str], dataset_names: list[str]) -> list[Column]:
-    return [Column(f"{ds}:{m}", REGISTRY[m].title, group=ds, best="max" if REGISTRY[m].higher_is_better else "min")
+    return [Column(f"{ds}:{m}", registry()[m].title, group=ds, best="max" if registry()[m].higher_is_better else "min")
             for ds in dataset_names for m in names]
 
 
@@ -83,7 +85,7 @@ def _metric_table(collection: Collection, name: str, caption: str, names: list[s
         for ds, run in by_dataset.items():
             for m in names:
                 mean = run_mean(run, m)
-                values[f"{ds}:{m}"] = None if mean is None else mean * REGISTRY[m].table_scale
+                values[f"{ds}:{m}"] = None if mean is None else mean * registry()[m].scale
         table.rows.append((list(key), values))
     return table
 
@@ -117,7 +119,7 @@ def _note_not_computed(collection: Collection, table: Table, names: list[str]) -
         reasons = {(r.metrics["metrics"].get(m) or {}).get("reason") for r in collection.runs}
         reasons.discard(None)
         if reasons:
-            table.notes.append(f"{REGISTRY[m].title}: " + "; ".join(sorted(reasons)) + ".")
+            table.notes.append(f"{registry()[m].title}: " + "; ".join(sorted(reasons)) + ".")
 
 
 def robustness_cost(collection: Collection) -> Table:
@@ -157,11 +159,11 @@ def ci_table(collection: Collection, n_resamples: int = 10_000, seed: int = 0) -
             if not any(v is not None for v in values):
                 continue
             normal, boot = normal_ci(values), bootstrap_ci(values, n_resamples=n_resamples, seed=seed)
-            rec = {"dataset": str(run.axes["dataset"]), "variant": collection.label(run), "metric": m,
+            rec = {"dataset": run.dataset, "variant": collection.label(run), "metric": m,
                    "n": normal.n, "mean": normal.mean, "low": normal.low, "high": normal.high,
                    "boot_low": boot.low, "boot_high": boot.high}
             records.append(rec)
-            table.rows.append(([rec["dataset"], rec["variant"], REGISTRY[m].title], rec))
+            table.rows.append(([rec["dataset"], rec["variant"], registry()[m].title], rec))
     return table, records
 
 
@@ -187,7 +189,7 @@ def paired_table(collection: Collection, reference: str | None = None, n_resampl
     records = []
     by_dataset: dict[str, list[Run]] = {}
     for run in collection.runs:
-        by_dataset.setdefault(str(run.axes["dataset"]), []).append(run)
+        by_dataset.setdefault(run.dataset, []).append(run)
     for ds, runs in sorted(by_dataset.items()):
         runs = [r for r in runs if r.rows]
         if len(runs) < 2:
@@ -201,7 +203,7 @@ def paired_table(collection: Collection, reference: str | None = None, n_resampl
                 rec = {"dataset": ds, "metric": m, "a": collection.label(other), "b": collection.label(ref),
                        **result.to_dict()}
                 records.append(rec)
-                table.rows.append(([ds, REGISTRY[m].title, rec["a"], rec["b"]], rec))
+                table.rows.append(([ds, registry()[m].title, rec["a"], rec["b"]], rec))
     if records:
         table.notes.append("B is the reference variant of each dataset (named with --reference, else the one with "
                            "the highest mean Average Score); n counts questions scored by both.")

@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ham.cli.compose import compose_config  # noqa: E402
-from ham.run.pipeline import run  # noqa: E402
+from ham.run.job import run  # noqa: E402
 
 
 def index_seconds(out_dir: Path) -> tuple[float, dict]:

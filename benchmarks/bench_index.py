@@ -21,7 +21,7 @@ from ham.cli.compose import compose_config  # noqa: E402
 from ham.ingest.corpus import load_corpus  # noqa: E402
 from ham.index.encoders import SentenceTransformerEncoder  # noqa: E402
 from ham.index.dense import FlatSpec  # noqa: E402
-from ham.index.build import index_strings, prepare_representer  # noqa: E402
+from ham.index.build import index_strings, build_representer  # noqa: E402
 from ham.paths import resolve_path  # noqa: E402
 
 
@@ -29,7 +29,7 @@ def demo_strings() -> tuple[list[str], list[str]]:
     cfg = compose_config(["progress=false"])
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
-    representer, _ = prepare_representer(cfg, corpus, cache)
+    representer, _ = build_representer(cfg, corpus, cache)
     return [u.unit_id for u in corpus.units], [representer(u) for u in corpus.units]
 
 

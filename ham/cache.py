@@ -27,16 +27,49 @@ def key_of(obj) -> str:
 def hash_tree(root: Path) -> str:
     """Content hash of every non-hidden file under ``root`` (relative path + bytes)."""
     h = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    for path in _visible_files(root):
         rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
         h.update(rel.as_posix().encode() + b"\0")
         with path.open("rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
         h.update(b"\0")
     return h.hexdigest()[:16]
+
+
+def _visible_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+
+def content_hash(path: Path, memo_root: str | Path | None = None) -> str:
+    """Content hash of a file (its bytes) or a folder (``hash_tree``). With ``memo_root`` the
+    result is kept under ``<memo_root>/content_hashes/``, keyed by the path and every file's size
+    and modification time, so an unchanged corpus is read once, not at every run."""
+    path = Path(path).resolve()
+    files = [path] if path.is_file() else _visible_files(path) if path.is_dir() else None
+    if files is None:
+        raise FileNotFoundError(f"{path}: no such file or folder")
+    memo = None
+    if memo_root is not None:
+        stats = [(f.relative_to(path).as_posix() if f != path else "", f.stat().st_size, f.stat().st_mtime_ns)
+                 for f in files]
+        memo = KeyedStore(memo_root, "content_hashes")
+        memo_key = key_of([str(path), stats])
+        hit = memo.get(memo_key)
+        if hit is not None:
+            return hit["hash"]
+    if path.is_file():
+        h = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        digest = h.hexdigest()[:16]
+    else:
+        digest = hash_tree(path)
+    if memo is not None:
+        memo.put(memo_key, {"path": str(path), "hash": digest})
+    return digest
 
 
 class FolderCache:

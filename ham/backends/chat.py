@@ -141,6 +141,7 @@ class ChatClient:
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
                  request_budget: RequestBudget | int | None = None, http_backend: str = "aiohttp") -> None:
         self.model = model
+        self.model_id = f"openai:{model}"
         self.base_url = base_url or os.environ.get(base_url_env) or None
         self._api_key = api_key or os.environ.get(api_key_env) or "EMPTY"  # local servers accept any key
         self.temperature, self.max_tokens, self.timeout = temperature, max_tokens, timeout

@@ -5,11 +5,12 @@ import json
 import logging
 
 import hydra
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from analysis.cli import write_run_artifacts
-from ham.paths import PROJECT_ROOT, resolve_path
-from ham.run.pipeline import run, run_id
+from ham.conf import CONF_DIR, check, instantiate_optional, plain, register
+from ham.paths import resolve_path
+from ham.report import write_run_artifacts
+from ham.run.job import hydra_runtime, run, run_id
 from ham.run.tracking import tracker
 
 log = logging.getLogger("ham")
@@ -19,12 +20,18 @@ def _fmt(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-@hydra.main(version_base="1.3", config_path=str(PROJECT_ROOT / "conf"), config_name="config")
+register()
+
+
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> None:
+    check(cfg)
+    choices, _ = hydra_runtime(cfg)
     out_root = resolve_path(cfg.paths.output_root, must_exist=False)
-    config = OmegaConf.to_container(cfg, resolve=True)
+    config = plain(cfg)
     # the tracker always finishes (marked failed on an exception), so one bad run never breaks a grid
-    with tracker(cfg.get("logger"), config, run_id(cfg), cfg.get("grid") or str(cfg.name), out_root) as track:
+    logger = instantiate_optional(cfg.logger)
+    with tracker(logger, config, run_id(cfg), choices.get("grid") or str(cfg.name), out_root) as track:
         out_dir = run(cfg)
         artifacts = write_run_artifacts(out_dir)   # metrics.png/.pdf and report.html in the run folder
         track.log_run(out_dir)

@@ -23,7 +23,7 @@ The string goes to stdout, a header per unit (id, modality, representation, sour
 def show_unit_main(argv: list[str] | None = None) -> int:
     from ham.cache import FolderCache
     from ham.ingest.corpus import load_corpus
-    from ham.index.build import prepare_representer
+    from ham.index.build import build_representer
     from ham.paths import resolve_path
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -53,7 +53,7 @@ def show_unit_main(argv: list[str] | None = None) -> int:
               f"(ham-show-unit --find TEXT lists unit ids)", file=sys.stderr)
         return 1
     cfg.progress = False
-    representer, _ = prepare_representer(cfg, corpus, cache)
+    representer, _ = build_representer(cfg, corpus, cache)
     for n, unit_id in enumerate(unit_ids):
         unit = by_id[unit_id]
         print(f"# {unit_id} ({unit.modality}, {representer.for_modality(unit.modality).name}) from {unit.source}", file=sys.stderr)

@@ -114,10 +114,12 @@ class ImageInput:
 class ChatDescriber:
     """A VLM behind any OpenAI-compatible endpoint (base URL and key from the environment)."""
 
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+    def __init__(self, model: str, base_url: str | None = None, base_url_env: str = "OPENAI_BASE_URL",
+                 api_key_env: str = "OPENAI_API_KEY",
                  max_words: int = 80, concurrency: int = 8, batch_size: int = 32, max_tokens: int = 300,
                  max_side: int = 1536, temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5) -> None:
-        self.client = ChatClient(model, base_url=base_url, api_key=api_key, temperature=temperature,
+        self.client = ChatClient(model, base_url=base_url, base_url_env=base_url_env, api_key_env=api_key_env,
+                                 temperature=temperature,
                                  max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
                                  max_concurrency=concurrency)
         self.model_id = f"openai:{model}"

@@ -31,15 +31,14 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from ham.cache import FolderCache, KeyedStore, key_of
+from ham.conf import instantiate_optional
 from ham.ingest.corpus import Corpus
 from ham.enrich.descriptions import Descriptions, describe_images
 from ham.index.encoders import BatchedEncoder
 from ham.index.dense import FaissSpec, FlatSpec
 from ham.index.hybrid import HybridIndex
 from ham.index.sparse import BM25Sparse, LexicalSparse
-from ham.paths import resolve_path
 from ham.represent.templates import Representer
-from ham.retrieve.retriever import Retriever
 from ham.enrich.summaries import Summaries, summarise_sections
 
 log = logging.getLogger("ham.index.build")
@@ -114,7 +113,9 @@ def build_indexes(corpus: Corpus, representer: Representer, encoder: BatchedEnco
 
 
 @dataclass
-class Prepared:
+class Indexed:
+    """What the online stage needs from the offline one."""
+
     representer: Representer
     encoder: BatchedEncoder
     indexes: dict[str, HybridIndex]
@@ -123,10 +124,10 @@ class Prepared:
 
 
 def _describer(cfg: DictConfig):
-    return instantiate(cfg.describer, _convert_="all") if cfg.describer.get("_target_") else None
+    return instantiate_optional(cfg.describer)
 
 
-def prepare_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> tuple[Representer, dict]:
+def build_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> tuple[Representer, dict]:
     """Summaries and descriptions (cached model calls), and the representer that uses them."""
     info: dict = {"seconds": {}}
     started = time.perf_counter()
@@ -154,9 +155,9 @@ def prepare_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> 
     return representer, info
 
 
-def prepare(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> Prepared:
+def build_index(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> Indexed:
     """Everything the online stage needs: representer, encoder and one index per modality."""
-    representer, info = prepare_representer(cfg, corpus, cache)
+    representer, info = build_representer(cfg, corpus, cache)
     encoder = instantiate(cfg.encoder)
     started = time.perf_counter()
     indexes, index_info = build_indexes(corpus, representer, encoder, cache, instantiate(cfg.index))
@@ -164,22 +165,4 @@ def prepare(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> Prepared:
     info["seconds"]["index"] = round(time.perf_counter() - started, 3)
     info["summary_failures"] = info.get("summaries", {}).get("failed", 0)
     info["description_failures"] = info.get("descriptions", {}).get("failed", 0)
-    return Prepared(representer, encoder, indexes, info, representer.descriptions)
-
-
-def make_retriever(cfg: DictConfig, corpus: Corpus, prepared: Prepared) -> Retriever:
-    r = cfg.retrieval
-    ranker = instantiate(r.ranker, _convert_="all") if r.get("ranker") else None
-    return Retriever(corpus, prepared.indexes, prepared.encoder, k_t=r.k_t, k_v=r.k_v, mode=r.mode,
-                     dense_weight=r.dense_weight, pool=r.pool, ranker=ranker)
-
-
-def index_corpus(cfg: DictConfig) -> dict:
-    """``ham-index``: ingest, summaries, descriptions, embeddings and indexes, no questions."""
-    from ham.ingest.corpus import load_corpus
-
-    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
-    prepared = prepare(cfg, corpus, cache)
-    return {"corpus": str(corpus.root), "corpus_hash": corpus.content_hash, "units": len(corpus.units),
-            "encoder": prepared.encoder.model_id, "cache_root": str(cache.root), **prepared.info}
+    return Indexed(representer, encoder, indexes, info, representer.descriptions)

@@ -93,19 +93,45 @@ def _top(values: np.ndarray, depth: int) -> np.ndarray:
     return np.argpartition(-values, depth - 1)[:depth]
 
 
-def _fuse(scores: np.ndarray, mode: str, dense_weight: float) -> np.ndarray:
-    """The ranking score from a pool's (dense, sparse) score rows: one side alone, or
-    ``dense_weight * minmax(dense) + (1 - dense_weight) * minmax(sparse)`` as one linear map."""
-    if mode == "dense":
+class HybridFusion:
+    """``dense_weight * minmax(dense) + (1 - dense_weight) * minmax(sparse)`` over the pool, as
+    one linear map of a pool's (dense, sparse) score rows (``retrieval=hybrid``)."""
+
+    name = "hybrid"
+
+    def __init__(self, dense_weight: float = DENSE_WEIGHT) -> None:
+        if not 0.0 <= dense_weight <= 1.0:
+            raise ValueError(f"dense_weight must lie in [0, 1], not {dense_weight}")
+        self.dense_weight = dense_weight
+
+    def __call__(self, scores: np.ndarray) -> np.ndarray:
+        lo, hi = np.minimum.reduce(scores, axis=1).tolist(), np.maximum.reduce(scores, axis=1).tolist()
+        (dense_scale, dense_shift), (sparse_scale, sparse_shift) = (
+            _scale_shift(lo[0], hi[0], self.dense_weight), _scale_shift(lo[1], hi[1], 1 - self.dense_weight))
+        fused = np.dot(np.array([dense_scale, sparse_scale], dtype=np.float32), scores)
+        fused += dense_shift + sparse_shift
+        return fused
+
+
+class DenseOnly:
+    """The dense score alone (``retrieval=dense``); ``dense_weight`` is accepted and unused."""
+
+    name = "dense"
+
+    def __init__(self, dense_weight: float | None = None) -> None:
+        pass
+
+    def __call__(self, scores: np.ndarray) -> np.ndarray:
         return scores[0]
-    if mode == "sparse":
+
+
+class SparseOnly(DenseOnly):
+    """The sparse score alone (``retrieval=sparse``)."""
+
+    name = "sparse"
+
+    def __call__(self, scores: np.ndarray) -> np.ndarray:
         return scores[1]
-    lo, hi = np.minimum.reduce(scores, axis=1).tolist(), np.maximum.reduce(scores, axis=1).tolist()
-    (dense_scale, dense_shift), (sparse_scale, sparse_shift) = (
-        _scale_shift(lo[0], hi[0], dense_weight), _scale_shift(lo[1], hi[1], 1 - dense_weight))
-    fused = np.dot(np.array([dense_scale, sparse_scale], dtype=np.float32), scores)
-    fused += dense_shift + sparse_shift
-    return fused
 
 
 def _returns_exact_scores(index) -> bool:
@@ -154,19 +180,18 @@ class HybridIndex:
             return np.zeros(len(self), dtype=np.float32)
         return self.sparse.scores(query, len(self))
 
-    def search(self, query: Query, k: int | None, mode: str = "hybrid", pool: int = 100,
-               dense_weight: float = DENSE_WEIGHT, extra: Sequence[int] = ()) -> list[Scored]:
-        """Top ``k`` units for one query (``mode``: hybrid, dense or sparse); ``k=None`` returns
-        the whole candidate pool, ranked. ``extra`` rows join the pool (structural retrieval adds
-        the units of promising sections)."""
-        if mode not in ("hybrid", "dense", "sparse"):
-            raise ValueError(f"unknown retrieval mode {mode!r}; use hybrid, dense or sparse")
+    def search(self, query: Query, k: int | None, fusion=None, pool: int = 100,
+               extra: Sequence[int] = ()) -> list[Scored]:
+        """Top ``k`` units for one query under ``fusion`` (default ``HybridFusion()``); ``k=None``
+        returns the whole candidate pool, ranked. ``extra`` rows join the pool (structural
+        retrieval adds the units of promising sections)."""
+        fusion = fusion or HybridFusion()
         n = len(self)
         if n == 0 or (k is not None and k <= 0):
             return []
         depth = min(n, max(pool, k or 0))
         cand, scores = self._pool(query, depth, extra)
-        fused = _fuse(scores, mode, dense_weight)
+        fused = fusion(scores)
         order = np.lexsort((cand, -fused))[:k]  # ties broken by row (source) order
         picked = scores[:, order].tolist()
         return list(map(Scored, map(self.unit_ids.__getitem__, cand[order].tolist()), fused[order].tolist(),

@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ham.cache import FolderCache, hash_tree, key_of
+from ham.cache import FolderCache, content_hash, key_of
 from ham.document import Document
 from ham.ingest import ingest_corpus
 from ham.units import EvidenceUnit, build_corpus_units, read_jsonl, write_jsonl
@@ -36,7 +36,7 @@ def load_corpus(root: str | Path, cache: FolderCache) -> Corpus:
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"corpus folder {root} does not exist")
-    content_hash = hash_tree(root)
+    corpus_hash = content_hash(root, cache.root)
 
     def build(folder: Path) -> None:
         docs, report = ingest_corpus(root)
@@ -46,11 +46,11 @@ def load_corpus(root: str | Path, cache: FolderCache) -> Corpus:
         (folder / "ingest_report.json").write_text(json.dumps(report.to_dict(), indent=2))
         (folder / "ingest_summary.txt").write_text(report.summary() + "\n")
 
-    folder, cached = cache.get_or_build("corpus", key_of([content_hash, INGEST_VERSION]), build)
+    folder, cached = cache.get_or_build("corpus", key_of([corpus_hash, INGEST_VERSION]), build)
     if cached:
         log.info("corpus %s: ingest reused from %s", root, folder)
     docs = [Document.from_dict(d) for d in read_jsonl(folder / "documents.jsonl")]
     units = [EvidenceUnit.from_dict(u) for u in read_jsonl(folder / "units.jsonl")]
     report = json.loads((folder / "ingest_report.json").read_text())
     report["summary"] = (folder / "ingest_summary.txt").read_text()
-    return Corpus(root, content_hash, docs, units, report)
+    return Corpus(root, corpus_hash, docs, units, report)

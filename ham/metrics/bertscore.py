@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 
 from ham.generate.answer import InterleavedAnswer, context_around
+from ham.metrics.registry import Case, Resources, metric
 
 DEFAULT_WINDOW = 30
 
@@ -81,3 +82,14 @@ class ContextScorer:
             return []
         _, _, f1 = self.scorer.score(candidates, references, verbose=False)
         return [float(x) for x in f1]
+
+
+@metric("img_cbs", label="Img-CBS", scale=100, needs=("bertscore",),
+        description="BERTScore F1 of answer vs reference context around each correctly selected image")
+def img_cbs(case: Case, res: Resources) -> float | None:
+    reference = case.reference
+    if reference is None or not reference.images:
+        return None
+    pairs = context_pairs(case.answer, reference, int(res.settings.get("img_cbs_window", DEFAULT_WINDOW)))
+    f1 = res.bertscore.f1([a for _, a, _ in pairs], [r for _, _, r in pairs])
+    return sum(f1) / len(f1) if f1 else 0.0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ham.metrics.registry import Case, Resources, metric
 from ham.text import normalise_ws
 
 
@@ -51,3 +52,33 @@ def gold_text_recall(gold_passages: Iterable[str], retrieved_texts: Iterable[str
         return None
     texts = [normalise_ws(t) for t in retrieved_texts]
     return sum(any(g in t for t in texts) for g in gold) / len(gold)
+
+
+@metric("ir", family="retrieval", label="IR", description="share of reference images among the k_v retrieved images")
+def ir(case: Case, res: Resources) -> float | None:
+    return image_retrieval_recall(case.question.gold_images, [h["image"] for h in case.images])
+
+
+@metric("gold_text_recall", family="retrieval", label="Gold-text R",
+        description="share of gold passages inside the k_t retrieved text units")
+def gold_text(case: Case, res: Resources) -> float | None:
+    return gold_text_recall(case.question.gold_text, [h["text"] for h in case.text])
+
+
+def _prf(case: Case) -> dict[str, float]:
+    return image_prf(case.question.gold_images, case.answer.images) if case.answer is not None else failed_prf()
+
+
+@metric("image_precision", label="Img-P", scale=100, description="|G∩P|/|P| over image sets")
+def image_precision(case: Case, res: Resources) -> float:
+    return _prf(case)["image_precision"]
+
+
+@metric("image_recall", label="Img-R", scale=100, description="|G∩P|/|G| over image sets")
+def image_recall(case: Case, res: Resources) -> float:
+    return _prf(case)["image_recall"]
+
+
+@metric("image_f1", label="Img-F1", scale=100, description="harmonic mean of image precision and recall")
+def image_f1(case: Case, res: Resources) -> float:
+    return _prf(case)["image_f1"]

@@ -1,11 +1,11 @@
 """LLM judges for TCR@15 and Overall Quality: a chat backend, versioned prompts, strict parsing and
 an on-disk cache of judgments.
 
-Backends (registry ``JUDGE_BACKENDS``, chosen by ``judge.backend`` in ``conf/judge/``):
+Clients (``judge.client._target_`` in ``conf/judge/``):
     openai   any OpenAI-compatible server through ``ham.backends.chat.ChatClient`` (retries 429/5xx/timeouts)
-    hf       a local transformers model through ``ham.generate.hf.HFGenerator`` (system and user
-             messages joined into one user turn, greedy decoding)
-    none     no judge: judged metrics are reported as not computed
+    hf       a local transformers model through ``ham.generate.hf.HFGenerator`` (``HFChat``: system
+             and user messages joined into one user turn, greedy decoding)
+``judge=none`` (``_target_: null``) is no judge: judged metrics are reported as not computed.
 
 Cache: a ``ham.cache.KeyedStore`` per (judge model, prompt version) under
 ``<cache root>/judgments/``, one small JSON file per judgment keyed by the hash of the rendered
@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from omegaconf import OmegaConf
-
 from ham.cache import KeyedStore, key_of
-from ham.backends.chat import ChatClient, ChatReply
+from ham.backends.chat import ChatReply
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
 
 
@@ -64,10 +62,13 @@ class JudgmentCache:
 class HFChat:
     """A local transformers model behind the ``chat(messages) -> ChatReply`` interface."""
 
-    def __init__(self, **generator_kwargs) -> None:
+    def __init__(self, model: str = "smollm2", max_new_tokens: int = 512, max_prompt_tokens: int = 6000,
+                 device: str | None = None, cache_root: str = "outputs/cache") -> None:
         from ham.generate.hf import HFGenerator
 
-        self.generator = HFGenerator(**generator_kwargs)
+        self.generator = HFGenerator(model=model, max_new_tokens=max_new_tokens, temperature=0.0,
+                                     max_prompt_tokens=max_prompt_tokens, device=device, cache_root=cache_root)
+        self.model_id = f"hf:{model}"
 
     def chat(self, messages: list[dict]) -> ChatReply:
         text = "\n\n".join(m["content"] for m in messages)
@@ -75,32 +76,16 @@ class HFChat:
         return ChatReply(g.text, g.usage, g.error, g.seconds)
 
 
-def _openai_client(cfg: dict, cache_root: Path):
-    return ChatClient(cfg["model"], base_url=cfg.get("base_url"), base_url_env=cfg.get("base_url_env", "OPENAI_BASE_URL"),
-                      api_key_env=cfg.get("api_key_env", "OPENAI_API_KEY"), temperature=cfg.get("temperature", 0.0),
-                      max_tokens=cfg.get("max_tokens", 1024), timeout=cfg.get("timeout", 120.0),
-                      max_retries=cfg.get("max_retries", 5), stream=cfg.get("stream", False))
-
-
-def _hf_client(cfg: dict, cache_root: Path):
-    return HFChat(model=cfg["model"], max_new_tokens=cfg.get("max_tokens", 512), temperature=0.0,
-                  max_prompt_tokens=cfg.get("max_prompt_tokens", 6000), device=cfg.get("device"),
-                  cache_root=str(cache_root))
-
-
-JUDGE_BACKENDS = {"openai": _openai_client, "hf": _hf_client}
-
-
 class Judge:
     """Scores one metric's inputs with its prompt: cached, strictly parsed, failures as values."""
 
-    def __init__(self, client, model: str, prompts: dict[str, str], cache_root: str | Path) -> None:
-        self.client, self.model = client, model
+    def __init__(self, client, prompts: dict[str, str], cache_root: str | Path) -> None:
+        self.client, self.model = client, client.model_id
         self.prompts = {metric: JudgePrompt.load(name) for metric, name in prompts.items()}
         for metric, prompt in self.prompts.items():
             if prompt.metric != metric:
                 raise ValueError(f"judge prompt {prompt.name} is for {prompt.metric!r}, configured for {metric!r}")
-        self.caches = {m: JudgmentCache(Path(cache_root), model, p.name) for m, p in self.prompts.items()}
+        self.caches = {m: JudgmentCache(Path(cache_root), self.model, p.name) for m, p in self.prompts.items()}
 
     def judge(self, metric: str, fields: dict[str, str]) -> Judgment:
         prompt = self.prompts[metric]
@@ -125,20 +110,3 @@ class Judge:
     def info(self) -> dict:
         return {"model": self.model, "prompts": {m: p.name for m, p in self.prompts.items()},
                 "cache": {m: str(c.path) for m, c in self.caches.items()}}
-
-
-def build_judge(cfg, cache_root: str | Path) -> Judge | None:
-    """The configured judge, or None for ``judge=none`` (or no judge group at all)."""
-    if cfg is None:
-        return None
-    if not isinstance(cfg, dict):
-        cfg = OmegaConf.to_container(cfg, resolve=True)
-    backend = cfg.get("backend", "none")
-    if backend == "none":
-        return None
-    if backend not in JUDGE_BACKENDS:
-        raise ValueError(f"unknown judge backend {backend!r}; known: none, {', '.join(sorted(JUDGE_BACKENDS))}")
-    prompts = dict(cfg.get("prompts") or {})
-    client = JUDGE_BACKENDS[backend](cfg, Path(cache_root))
-    return Judge(client, f"{backend}:{cfg['model']}", prompts, cache_root)
-

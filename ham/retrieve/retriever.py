@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 
 from ham.ingest.corpus import Corpus
-from ham.index.hybrid import HybridIndex, Query, Scored
+from ham.index.hybrid import HybridFusion, HybridIndex, Query, Scored
 from ham.text import tokenize
 from ham.units import EvidenceUnit
 
@@ -26,6 +26,20 @@ class Hit:
     dense: float = 0.0
     sparse: float = 0.0
 
+    def to_row(self) -> dict:
+        """The hit as predictions, metrics, judges and the viewer see it: unit id, modality
+        (``text``, ``table`` or ``image``), source file, page (1-based, where the source has
+        pages), heading path, score, and the text or the image reference, file and caption."""
+        u = self.unit
+        row = {"unit_id": u.unit_id, "modality": "table" if u.kind == "table" else u.modality,
+               "source": u.source, "page": None if u.page is None else u.page + 1,
+               "heading_path": u.heading_path, "score": round(self.score, 6)}
+        if u.modality == "image" or u.image:
+            row.update(image=u.image, image_path=u.image_path, caption=u.caption or u.alt)
+        if u.modality != "image":
+            row["text"] = u.content
+        return row
+
 
 @dataclass
 class Retrieved:
@@ -35,14 +49,15 @@ class Retrieved:
 
 class Retriever:
     def __init__(self, corpus: Corpus, indexes: dict[str, HybridIndex], encoder, k_t: int = 15,
-                 k_v: int = 10, mode: str = "hybrid", dense_weight: float = 0.7, pool: int = 100,
+                 k_v: int = 10, pool: int = 100, fusion=None,
                  ranker=None) -> None:
         for index in indexes.values():
             index.check_encoder(encoder.model_id)  # an index is never searched with another encoder
         self.units = corpus.by_id
         self.indexes = indexes
         self.encoder = encoder
-        self.k_t, self.k_v, self.mode, self.dense_weight, self.pool = k_t, k_v, mode, dense_weight, pool
+        self.k_t, self.k_v, self.pool = k_t, k_v, pool
+        self.fusion = fusion or HybridFusion()
         self.ranker = ranker
 
     def query(self, text: str) -> Query:
@@ -53,8 +68,8 @@ class Retriever:
     def ranked(self, modality: str, query: Query, k: int) -> list[Scored]:
         index = self.indexes[modality]
         if self.ranker is not None:
-            return self.ranker.rank(index, query, k, self.units, self.mode, self.pool, self.dense_weight)
-        return index.search(query, k, self.mode, self.pool, self.dense_weight)
+            return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool)
+        return index.search(query, k, self.fusion, self.pool)
 
     def retrieve(self, question: str) -> Retrieved:
         query = self.query(question)

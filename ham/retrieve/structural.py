@@ -79,17 +79,17 @@ class SectionRanker:
                 for sec, fs in by_section.items()}
 
     def rank(self, index: HybridIndex, query: Query, k: int, units: dict[str, EvidenceUnit],
-             mode: str = "hybrid", pool: int = 100, dense_weight: float = 0.7) -> list[Scored]:
+             fusion=None, pool: int = 100) -> list[Scored]:
         if len(index) == 0 or k <= 0:
             return []
         smap = self._map(index, units)
-        scored = index.search(query, None, mode, pool, dense_weight)
+        scored = index.search(query, None, fusion, pool)
         if self.expand:
             sections = [smap.section_of[index.row_of[s.unit_id]] for s in scored]
             first = self.section_scores(_minmax(np.array([s.score for s in scored])), sections)
             best = sorted(first, key=lambda sec: -first[sec])[: self.expand]
             extra = [row for sec in best for row in smap.rows_of[sec]]
-            scored = index.search(query, None, mode, pool, dense_weight, extra=extra)
+            scored = index.search(query, None, fusion, pool, extra=extra)
         return self.group(scored, smap, index, units)[:k]
 
     def group(self, scored: list[Scored], smap: SectionMap, index: HybridIndex,

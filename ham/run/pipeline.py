@@ -1,156 +1,128 @@
-"""One run, end to end: ingest -> represent -> index -> retrieve -> assemble -> generate -> parse
--> evaluate. This module wires the stages from the config; each stage lives in its own module.
-Outputs go to ``outputs/runs/<name>/<run id>/``:
+"""The online pipeline for one question: retrieve -> assemble -> generate -> parse -> score.
 
-    config.yaml         the resolved config
-    run.json            run id, corpus hash, index keys, versions, git commit
-    predictions.jsonl   one line per question, appended and flushed as each finishes (runner.py)
-    metrics.json        aggregated metrics, failure counts (evaluate.py)
+``Pipeline`` takes its components (retriever, assembler, generator, evaluator) as arguments, so a
+test or a notebook swaps one by passing it. ``build_pipeline(cfg)`` is the one function that
+builds them from a config: it ingests the corpus, builds (or reuses) summaries, descriptions,
+embeddings and indexes from the cache, and instantiates each group.
+
+    from ham import Pipeline, compose
+    pipeline = Pipeline.from_config(compose(["dataset=custom", "dataset.path=manuals/"]))
+    row = pipeline.ask("How do I reconcile an account?")   # the same row a run writes
+
+A row (a line of ``predictions.jsonl``) carries the question and its golds, the retrieved text
+and images (``Hit.to_row``), the prompt, the raw and parsed answers, the failure if any, the
+generation record and the per-question metrics: everything the viewer and analysis need.
 """
 from __future__ import annotations
 
-import json
-import logging
-import random
-import sys
-import time
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Sequence
 
-from hydra.utils import get_method, instantiate
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from ham.cache import FolderCache, key_of
-from ham.ingest.corpus import load_corpus
-from ham.metrics.evaluator import Evaluator
-from ham.generate.cache import with_generation_cache
-from ham.generate.cost import cost_summary
-from ham.index.build import make_retriever, prepare
-from ham.run import grid
-from ham.run.grid import is_finished, safe_name
-from ham.paths import resolve_path
-from ham.run.provenance import git_state, package_versions
 from ham.datasets.questions import Question
-from ham.run.runner import answer_all
-from ham.run.tracking import redact
-
-log = logging.getLogger("ham.cli.main")
-
-
-def _drop(cfg: dict, dotted: str) -> None:
-    node = cfg
-    *parents, last = dotted.split(".")
-    for key in parents:
-        node = node.get(key) if isinstance(node, dict) else None
-        if node is None:
-            return
-    if isinstance(node, dict):
-        node.pop(last, None)
+from ham.generate.answer import AnswerFailure, parse_generated
+from ham.generate.base import Generation
+from ham.methods.base import Prompt
+from ham.retrieve.retriever import Retrieved
 
 
-def run_id(cfg: DictConfig) -> str:
-    """Short hash of the resolved config minus the keys that do not change results."""
-    data = OmegaConf.to_container(cfg, resolve=True)
-    data.pop("hydra", None)
-    for key in cfg.run.id_ignore:
-        _drop(data, key)
-    return key_of(data)[:10]
+@dataclass
+class Assembled:
+    """A question whose evidence is retrieved and whose prompt is built, awaiting generation."""
+
+    question: Question
+    retrieved: Retrieved     # everything retrieval returned
+    prompt: Prompt           # prompt.retrieved: what the generator sees (after an image filter)
 
 
-QUESTION_LOADERS = {"jsonl": "ham.datasets.questions.load_questions", "mramg": "ham.datasets.mramg.load_mqa"}
+def gold_of(question: Question) -> dict:
+    """The question's golds as a row keeps them (everything but its id and text)."""
+    return {k: v for k, v in question.to_dict().items() if k not in ("id", "question")}
 
 
-def load_dataset_questions(cfg: DictConfig) -> tuple[list[Question], list[str]]:
-    fmt = cfg.dataset.get("questions_format", "jsonl")
-    if fmt not in QUESTION_LOADERS:
-        raise ValueError(f"unknown questions_format {fmt!r}; known: {sorted(QUESTION_LOADERS)}")
-    loader = get_method(QUESTION_LOADERS[fmt])
-    questions, problems = loader(resolve_path(cfg.dataset.questions))
-    if cfg.dataset.get("sample"):
-        # a fixed random subset, as the paper samples 500 Recipe questions with seed 36
-        rng = random.Random(int(cfg.dataset.get("sample_seed", 0)))
-        keep = set(rng.sample(range(len(questions)), min(int(cfg.dataset.sample), len(questions))))
-        questions = [q for i, q in enumerate(questions) if i in keep]
-    if cfg.limit is not None:
-        questions = questions[: int(cfg.limit)]
-    return questions, problems
+@dataclass
+class Pipeline:
+    retriever: object
+    assembler: object
+    generator: object
+    evaluator: object | None = None
+    corpus: object | None = None                 # the ingested corpus, when built from a config
+    info: dict = field(default_factory=dict)     # offline-stage record (index keys, call stats)
+
+    @classmethod
+    def from_config(cls, cfg: DictConfig) -> "Pipeline":
+        return build_pipeline(cfg)
+
+    def assemble(self, question: Question) -> Assembled:
+        retrieved = self.retriever.retrieve(question.question)
+        return Assembled(question, retrieved, self.assembler(question.question, retrieved))
+
+    def finish(self, item: Assembled, generation: Generation) -> dict:
+        """The prediction row of one generation (parse, post-process, score)."""
+        prompt, answer, failure, final = item.prompt, None, None, None
+        if generation.error:
+            failure = {"reason": generation.failure_reason, "detail": generation.error}
+        else:
+            final = self.assembler.finish(prompt, generation.text or "")
+            try:
+                answer = parse_generated(final, prompt.slots)
+            except AnswerFailure as exc:
+                failure = {"reason": exc.reason, "detail": exc.detail}
+        text = [h.to_row() for h in item.retrieved.text]
+        images = [h.to_row() for h in item.retrieved.images]
+        row = {"id": item.question.id, "question": item.question.question, "gold": gold_of(item.question),
+               "retrieved_text": text, "retrieved_images": images, "prompt": prompt.to_dict(),
+               "raw_answer": generation.text}
+        if final is not None and final != generation.text:
+            row["postprocessed_answer"] = final   # rule_based: the reply with images inserted
+        seen_text = [h.to_row() for h in prompt.retrieved.text]
+        seen_images = [h.to_row() for h in prompt.retrieved.images]
+        row.update({"answer": answer.to_dict() if answer else None, "failure": failure,
+                    "generation": {"model": generation.model, "usage": generation.usage,
+                                   "seconds": round(generation.seconds, 3), "finish_reason": generation.finish_reason,
+                                   "attempts": generation.attempts, "cached": generation.cached},
+                    "metrics": self.evaluator(item.question, seen_text, seen_images, answer) if self.evaluator else {}})
+        return row
+
+    def answer(self, questions: Sequence[Question]) -> list[dict]:
+        """Rows for ``questions``, generated in one batch (no files written; ``ham.run.runner``
+        answers a dataset resumably)."""
+        items = [self.assemble(q) for q in questions]
+        generate = getattr(self.generator, "generate_batch", None)
+        generations = generate([i.prompt for i in items]) if generate else [self.generator.generate(i.prompt)
+                                                                              for i in items]
+        return [self.finish(i, g) for i, g in zip(items, generations)]
+
+    def ask(self, question: str | Question) -> dict:
+        """One question, answered: its prediction row."""
+        q = question if isinstance(question, Question) else Question(id="ask", question=str(question))
+        return self.answer([q])[0]
 
 
-def hydra_runtime(cfg: DictConfig) -> tuple[dict, list[str]]:
-    """The option chosen in each config group (the names used in tables) and the overrides that
-    made this run; empty when the config was composed without Hydra's runtime."""
-    from hydra.core.hydra_config import HydraConfig
+def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
+    """Every component of a run from its config, the offline stage cached (``ham.index.build``)."""
+    from hydra.utils import instantiate
 
-    if "hydra" in cfg:
-        node = cfg.hydra
-    elif HydraConfig.initialized():
-        node = HydraConfig.get()
-    else:
-        return {}, []
-    choices = {k: v for k, v in node.runtime.choices.items() if not k.startswith("hydra/") and v is not None}
-    return dict(choices), list(node.overrides.task)
+    from ham.cache import FolderCache
+    from ham.conf import instantiate_optional
+    from ham.generate.cache import with_generation_cache
+    from ham.index.build import build_index
+    from ham.ingest.corpus import load_corpus
+    from ham.metrics.evaluator import Evaluator
+    from ham.paths import resolve_path
 
-
-def run(cfg: DictConfig) -> Path:
-    """Run one config end to end and return its output folder. A run whose metrics already cover
-    every question is not run again (``rerun=true`` forces it)."""
-    started = time.time()
-    rid = run_id(cfg)
-    out_root = resolve_path(cfg.paths.output_root, must_exist=False)
-    out_dir = out_root / "runs" / safe_name(cfg.name) / rid
-    out_dir.mkdir(parents=True, exist_ok=True)
-    choices, overrides = hydra_runtime(cfg)
-    questions, question_problems = load_dataset_questions(cfg)
-    redo = tuple(cfg.run.get("redo_failures", ["budget_exhausted"]))
-    if not cfg.get("rerun", False) and is_finished(out_dir, len(questions), redo):
-        print(f"run {rid} already finished: {out_dir} (rerun=true to answer again)", file=sys.stderr)
-        _record(cfg, out_root, rid, out_dir, overrides, "finished")
-        return out_dir
-    resolved = redact(OmegaConf.to_container(cfg, resolve=True))
-    resolved.pop("hydra", None)
-    (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create({**resolved, "choices": choices})))
-    _record(cfg, out_root, rid, out_dir, overrides, "running")
-    try:
-        _run_stages(cfg, rid, out_dir, questions, question_problems, choices, redo, started)
-    except BaseException as exc:
-        _record(cfg, out_root, rid, out_dir, overrides, "failed", error=f"{exc.__class__.__name__}: {exc}")
-        raise
-    _record(cfg, out_root, rid, out_dir, overrides, "finished")
-    return out_dir
-
-
-def _record(cfg: DictConfig, out_root: Path, rid: str, out_dir: Path, overrides: list[str], status: str,
-            **extra) -> None:
-    if cfg.get("grid"):
-        grid.record(out_root, cfg.grid, rid, out_dir, overrides, status, **extra)
-
-
-def _run_stages(cfg: DictConfig, rid: str, out_dir: Path, questions: list[Question], question_problems: list[str],
-                choices: dict, redo: tuple[str, ...], started: float) -> None:
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
-    print(corpus.report["summary"].rstrip(), file=sys.stderr)
-    prepared = prepare(cfg, corpus, cache)   # summaries, descriptions, embeddings, indexes (ham/indexing.py)
-    descriptions, encoder, index_info = prepared.descriptions, prepared.encoder, prepared.info
-    retriever = make_retriever(cfg, corpus, prepared)
-    assembler = instantiate(cfg.method, descriptions=descriptions, encoder=encoder, corpus_root=corpus.root)
-    generator = with_generation_cache(instantiate(cfg.generator), cache.root)   # ham/generate/cache.py
-    evaluator = Evaluator(cfg.metrics, judge_cfg=cfg.get("judge"), cache_root=cache.root)
-
-    run_info = {"run_id": rid, "name": cfg.name, "grid": cfg.get("grid"), "choices": choices,
-                "corpus_hash": corpus.content_hash, "index": index_info, "slurm": grid.slurm_ids(),
-                "encoder": encoder.model_id, "generator": generator.model_id, "git": git_state(),
-                "versions": package_versions(), "question_problems": question_problems,
-                "ingest": {k: v for k, v in corpus.report.items() if k != "summary"}}
-    (out_dir / "run.json").write_text(json.dumps(run_info, indent=2))
-
-    rows = answer_all(questions, out_dir / "predictions.jsonl", retriever, assembler, generator, evaluator,
-                      desc=f"{cfg.name}/{rid}", progress=cfg.progress,
-                      redo_failures=redo)
-    metrics = {"run_id": rid, **evaluator.summary(rows), "index": index_info,
-               "si_fallback_images": index_info.get("si_fallback_images", 0),
-               "summary_failures": index_info.get("summary_failures", 0),
-               "description_failures": index_info.get("description_failures", 0),
-               "cost": cost_summary(rows, cfg.get("cost") or {}, getattr(generator, "pricing", None)),
-               "seconds": round(time.time() - started, 2)}
-    (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
-
+    indexed = build_index(cfg, corpus, cache)
+    # runtime objects go to the partial, not through instantiate (which would turn them into configs)
+    retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
+                                                           encoder=indexed.encoder)
+    assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
+                                                        corpus_root=corpus.root)
+    generator = with_generation_cache(instantiate(cfg.generator), cache.root)
+    evaluator = None
+    if with_evaluator:
+        judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))
+        evaluator = Evaluator.from_config(cfg.metrics, judge=judge, encoder=indexed.encoder)
+    return Pipeline(retriever, assembler, generator, evaluator, corpus, indexed.info)

@@ -71,29 +71,43 @@ class WandbTracker:
             self.run.log({"report": wandb.Html(report.read_text(encoding="utf-8"))})
 
 
+class WandbLogger:
+    """``logger=wandb``: one W&B run per ham run (project, entity and mode from the config; the
+    ``WANDB_MODE`` environment variable wins over ``mode``)."""
+
+    def __init__(self, project: str = "ham", entity: str | None = None, mode: str = "offline") -> None:
+        self.project, self.entity, self.mode = project, entity, mode
+
+    @contextmanager
+    def start(self, config: dict, run_id: str, group: str | None, out_root: Path) -> Iterator[WandbTracker]:
+        import wandb
+
+        mode = os.environ.get("WANDB_MODE") or self.mode
+        wandb_dir = out_root / "wandb"
+        wandb_dir.mkdir(parents=True, exist_ok=True)
+        run = wandb.init(project=self.project, entity=self.entity, group=group, name=run_id,
+                         id=f"{run_id}-{int(time.time())}", config=redact(config), dir=str(wandb_dir), mode=mode,
+                         reinit="finish_previous",
+                         # W&B's own metadata would record sys.argv, where a key passed as an override
+                         # would leak; ham's run.json carries provenance (git, versions, SLURM ids)
+                         settings=wandb.Settings(x_disable_meta=True))
+        failed = True
+        try:
+            yield WandbTracker(run)
+            failed = False
+        finally:
+            run_dir = Path(run.dir).parent if run.dir else None
+            run.finish(exit_code=1 if failed else 0)
+            if mode == "offline" and run_dir is not None:
+                print(f"wandb: offline run saved; upload with: wandb sync {run_dir}")
+
+
 @contextmanager
-def tracker(cfg_logger, config: dict, run_id: str, group: str | None, out_root: Path) -> Iterator:
-    """Yield a tracker for one run; always finish it, marking failures."""
-    if cfg_logger is None or cfg_logger.get("name", "none") == "none":
+def tracker(logger: WandbLogger | None, config: dict, run_id: str, group: str | None, out_root: Path) -> Iterator:
+    """Yield a tracker for one run (``logger`` None: ``logger=none``); always finish it, marking
+    failures, so one failed run never breaks a grid."""
+    if logger is None:
         yield NullTracker()
         return
-    import wandb
-
-    mode = os.environ.get("WANDB_MODE") or cfg_logger.get("mode", "offline")
-    wandb_dir = out_root / "wandb"
-    wandb_dir.mkdir(parents=True, exist_ok=True)
-    run = wandb.init(project=cfg_logger.get("project", "ham"), entity=cfg_logger.get("entity"),
-                     group=group, name=run_id, id=f"{run_id}-{int(time.time())}", config=redact(config),
-                     dir=str(wandb_dir), mode=mode, reinit="finish_previous",
-                     # W&B's own metadata would record sys.argv, where a key passed as an override
-                     # would leak; ham's run.json carries provenance (git, versions, SLURM ids)
-                     settings=wandb.Settings(x_disable_meta=True))
-    failed = True
-    try:
-        yield WandbTracker(run)
-        failed = False
-    finally:
-        run_dir = Path(run.dir).parent if run.dir else None
-        run.finish(exit_code=1 if failed else 0)
-        if mode == "offline" and run_dir is not None:
-            print(f"wandb: offline run saved; upload with: wandb sync {run_dir}")
+    with logger.start(config, run_id, group, out_root) as track:
+        yield track

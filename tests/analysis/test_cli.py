@@ -3,9 +3,9 @@ figures are PNG and PDF and not blank."""
 import pytest
 from PIL import Image
 
-from analysis.cli import main
-from analysis.collect import collect
-from analysis.plots import qual_computed
+from ham_analysis.cli import main
+from ham_analysis.collect import collect
+from ham.report.figure import qual_computed
 from tests.analysis.grid_fixture import config, make_corpus, prediction, write_run
 
 ANSWER = [{"type": "text", "text": "Open it."}, {"type": "image", "image": "figures/red.png"}]
@@ -51,7 +51,7 @@ def test_one_command_writes_every_table_and_figure(ablation_grid, capsys):
 
 def test_qual_not_computed_is_detected_for_the_average_score_panel(ablation_grid):
     coll = collect([ablation_grid])
-    assert not any(qual_computed(r) for r in coll.runs)
+    assert not any(qual_computed(r.metrics) for r in coll.runs)
 
 
 def test_no_usable_run_is_an_error(tmp_path, capsys):

@@ -5,8 +5,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
-from analysis.collect import collect
-from analysis.report import write_grid_report, write_run_report
+from ham_analysis.collect import collect
+from ham.report.viewer import write_run_report
+from ham_analysis.report import write_grid_report
 from tests.analysis.grid_fixture import make_viewer_run
 
 
@@ -57,12 +58,14 @@ def test_images_are_inline_where_placed_with_relative_paths_that_resolve(tmp_pat
     assert "Press the &lt;button&gt;" in html and "1. Panels › 1.1 Red" in html and "0.910" in html
 
 
-def test_reference_file_missing_is_reported_on_the_page(tmp_path):
+def test_the_page_needs_no_dataset_and_says_when_images_moved(tmp_path):
     run_dir = make_viewer_run(tmp_path)
-    (tmp_path / "questions.jsonl").unlink()
+    (tmp_path / "questions.jsonl").unlink()          # the golds are in the rows: nothing reads it
     html = write_run_report(run_dir).read_text()
-    assert "reference answers unavailable" in html and "questions.jsonl" in html
-    assert "Open the red panel" in html
+    assert "Open the panel." in html and "Open the red panel" in html
+    (tmp_path / "corpus").rename(tmp_path / "moved")
+    html = write_run_report(run_dir).read_text()
+    assert "image(s) not found under" in html and "figures/red.png" in html and "Open the red panel" in html
 
 
 def test_grid_page_shows_variants_side_by_side(tmp_path):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from analysis.stats import bootstrap_ci, normal_ci, paired
+from ham_analysis.stats import bootstrap_ci, normal_ci, paired
 
 # the signed differences of scipy's and many textbooks' Wilcoxon example (Cushny & Peebles data)
 D = [6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75]

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from analysis.collect import collect, questions_table, runs_table
-from analysis.table_format import to_latex, to_markdown
-from analysis.tables import ci_table, paired_table, robustness_cost, table3, table4
+from ham_analysis.collect import collect, questions_table, runs_table
+from ham_analysis.table_format import to_latex, to_markdown
+from ham_analysis.tables import ci_table, paired_table, robustness_cost, table3, table4
 from tests.analysis.grid_fixture import config, paper_like_rows, prediction, write_run
 
 # Table 3 (DeepSeek-V3) and Table 4 of the paper: Img-F1, Img-CBS (x100), Qual., TCR@15, IR
@@ -81,16 +81,16 @@ def test_robustness_and_cost(tmp_path):
     write_run(tmp_path / "b", config("demo", generator="gpt-5"), [prediction("q1", {"image_f1": 1.0}, answer=[])])
     coll = collect([tmp_path])
     t = robustness_cost(coll)
-    a = _row(t, "gpt-4o")
+    a = _row(t, "gpt4o")
     assert (a["n"], a["failures"], a["rate"]) == (4, 2, 50.0)
     assert a["reasons"] == "empty 1, over_length 1"
     # 4000 prompt and 100 completion tokens over 4 questions; GPT-4o prices: $2.50 and $10 per 1M
     assert a["prompt_tokens"] == 1000.0 and a["completion_tokens"] == 25.0
     assert a["cents"] == pytest.approx((4000 * 2.5 + 100 * 10) / 1e4 / 4) and a["pricing"] == "gpt4o"
     md = to_markdown(t)
-    assert "| gpt-5 | demo | 1 | **0** | **0.000** | none | 0.0 | 0.0 | – | – |" in md
+    assert "| gpt5 | demo | 1 | **0** | **0.000** | none | 0.0 | 0.0 | – | – |" in md
     questions = questions_table(coll)
-    q1 = questions[(questions.generator == "gpt-4o") & (questions.question_id == "q1")].iloc[0]
+    q1 = questions[(questions.generator == "gpt4o") & (questions.question_id == "q1")].iloc[0]
     assert q1["cost_cents"] == pytest.approx((1000 * 2.5 + 100 * 10) / 1e4) and q1["prompt_tokens"] == 1000
 
 
@@ -121,8 +121,8 @@ def test_tidy_tables_are_keyed_by_axes(paper_grid):
     coll = collect([paper_grid])
     runs, questions = runs_table(coll), questions_table(coll)
     assert len(runs) == 8 and len(questions) == 32
-    assert {"dataset", "method", "generator", "text_repr", "image_repr", "k_t", "k_v", "seed"} <= set(runs.columns)
-    assert set(runs["generator"]) == {"deepseek-v3"} and set(runs["k_t"]) == {15}
+    assert {"dataset", "method", "generator", "text_repr", "image_repr", "retrieval", "encoder"} <= set(runs.columns)
+    assert set(runs["generator"]) == {"deepseek_v3"} and set(runs["retrieval"]) == {"hybrid"}
     sub = questions[(questions.method == "ham") & (questions.dataset == "wukong")]
     assert sub["image_f1"].mean() == pytest.approx(0.5567)
 
@@ -131,14 +131,14 @@ def test_bad_run_folders_are_reported_and_skipped(tmp_path):
     write_run(tmp_path / "good", config("demo"), [prediction("q1", {"image_f1": 1.0}, answer=[])])
     unfinished = tmp_path / "unfinished"
     unfinished.mkdir()
-    (unfinished / "config.yaml").write_text(json.dumps(config("demo", image_repr="li")))
+    (unfinished / "config.yaml").write_text(json.dumps(config("demo", image_repr="li")["config"]))
     (unfinished / "run.json").write_text("{}")
     broken = write_run(tmp_path / "broken", config("demo", text_repr="st"), [])
     (broken / "metrics.json").write_text("{not json")
     torn = write_run(tmp_path / "torn", config("other"), [prediction("q1", {"image_f1": 1.0}, answer=[])])
     with (torn / "predictions.jsonl").open("a") as fh:
         fh.write('{"id": "q2", "metr\n')
-    dup = write_run(tmp_path / "dup", config("demo"), [])   # same axes as good, fewer questions
+    dup = write_run(tmp_path / "dup", config("demo"), [])   # the same run as good, fewer questions
     (tmp_path / "good" / ".hydra").mkdir()
     (tmp_path / "good" / ".hydra" / "config.yaml").write_text("a: 1")
     coll = collect([tmp_path])
@@ -147,15 +147,42 @@ def test_bad_run_folders_are_reported_and_skipped(tmp_path):
     assert f"{unfinished / 'metrics.json'}: missing (unfinished run?)" in text
     assert f"{broken / 'metrics.json'}: unreadable JSON" in text
     assert f"{torn / 'predictions.jsonl'}:2:" in text
-    assert f"{dup}: same axes as {tmp_path / 'good'}" in text
+    assert f"{dup}: another copy of run" in text and f"{tmp_path / 'good'} is used" in text
     assert ".hydra" not in text and len(coll.runs[1].rows) == 1
 
 
 def test_variant_labels_name_numeric_axes(tmp_path):
     for k_v in (3, 10):
-        cfg = config("demo")
-        cfg["retrieval"]["k_v"] = k_v
+        cfg = config("demo", overrides=(f"retrieval.k_v={k_v}",))
         write_run(tmp_path / f"kv{k_v}", cfg, [prediction("q1", {"image_f1": 1.0}, answer=[])])
     coll = collect([tmp_path])
     assert sorted(coll.label(r) for r in coll.runs) == ["k_v=10", "k_v=3"]
-    assert table3(coll).row_header == ["k_v"]
+    assert table3(coll).row_header == ["retrieval.k_v"]
+
+
+@pytest.mark.parametrize("variants,labels", [
+    ([("generator=hf", "generator.model=/models/A"), ("generator=hf", "generator.model=/models/B")],
+     ["model=/models/A", "model=/models/B"]),
+    ([("summariser=lead",), ("summariser=openai",)], ["lead", "openai"]),
+    ([("describer=file",), ("describer=none",)], ["file", "none"]),
+    ([("index=flat",), ("index=hnsw",)], ["flat", "hnsw"]),
+    ([(), ("metrics.names=[ir,image_f1]",)], ["names=[\"image_f1\", \"ir\", ...]", "names=[\"ir\", \"image_f1\"]"]),
+    ([("index=hnsw",), ("index=hnsw", "index.ef_search=16")], ["ef_search=128", "ef_search=16"]),
+])
+def test_runs_that_differ_in_any_hashed_key_are_separate_rows(tmp_path, variants, labels):
+    for n, overrides in enumerate(variants):
+        write_run(tmp_path / f"run{n}", config("demo", overrides=overrides), [prediction("q1", {"image_f1": 1.0}, answer=[])])
+    coll = collect([tmp_path])
+    assert coll.problems == [] and len(coll.runs) == 2 and len(runs_table(coll)) == 2
+    got = sorted(coll.label(r) for r in coll.runs)
+    assert len(set(got)) == 2
+    if "names" not in labels[0]:
+        assert got == sorted(labels)
+
+
+def test_two_copies_of_one_run_are_one_row(tmp_path):
+    for n in (1, 2):
+        write_run(tmp_path / f"copy{n}", config("demo"), [prediction(f"q{i}", {"image_f1": 1.0}, answer=[])
+                                                         for i in range(n)])
+    coll = collect([tmp_path])
+    assert len(coll.runs) == 1 and coll.runs[0].path.name == "copy2" and "another copy of run" in coll.problems[0]

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from PIL import Image
 
-from analysis.report import write_run_report
+from ham.report.viewer import write_run_report
 from tests.analysis.grid_fixture import BLUE, RED, make_viewer_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

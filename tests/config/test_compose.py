@@ -1,61 +1,103 @@
-"""Every option file in conf/ composes; unknown options fail at compose time with Hydra's error."""
+"""Every option of every group composes, passes its schema and range checks, and matches the
+signature of the class it instantiates; bad values fail at compose time naming the key."""
+import inspect
+import shutil
+
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
+from hydra.utils import get_class
 from omegaconf import OmegaConf
+from omegaconf.errors import ValidationError
 
-from ham.paths import PROJECT_ROOT
-from ham.run.pipeline import run_id
+from ham.conf import CONF_DIR, ConfigError, compose
+from ham.run.job import run_id
 
-CONF = PROJECT_ROOT / "conf"
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
             "mramg": ["dataset.path=/data/mramg"]}
-GROUPS = sorted(p.name for p in CONF.iterdir() if p.is_dir() and p.name not in ("local", "hydra"))
-ADDED = {"experiment", "grid"}   # not in the defaults list: selected with +group=option
-OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF / g).glob("*.yaml"))]
+GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("local", "hydra", "__pycache__"))
+OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF_DIR / g).glob("*.yaml"))]
+# keyword arguments a run passes when it instantiates a group (not config keys)
+RUNTIME = {"retrieval": {"corpus", "indexes", "encoder"}, "method": {"descriptions", "encoder", "corpus_root"},
+           "judge": {"cache_root"}}
 
 
-def _compose(overrides):
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return compose(config_name="config", overrides=overrides)
+def _compose(overrides, hydra=False):
+    return compose(list(overrides), return_hydra_config=hydra)
 
 
 @pytest.mark.parametrize("group,option", OPTIONS, ids=[f"{g}={o}" for g, o in OPTIONS])
-def test_every_option_composes_and_resolves(group, option):
-    prefix = "+" if group in ADDED else ""
-    cfg = _compose([f"{prefix}{group}={option}"] + REQUIRED.get(option, []))
+def test_every_option_composes_resolves_and_is_checked(group, option):
+    cfg = _compose([f"{group}={option}"] + REQUIRED.get(option, []))
     OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
     assert run_id(cfg)
 
 
-def test_all_groups_covered():
-    assert {"dataset", "text_repr", "image_repr", "encoder", "index", "retrieval", "method",
-            "generator", "metrics"} <= set(GROUPS)
+def _targets(node, path=""):
+    """(dotted path, node) of every mapping with a non-null _target_ under ``node``."""
+    if OmegaConf.is_dict(node):
+        if node.get("_target_"):
+            yield path, node
+        for key in node:
+            if key != "hydra":
+                yield from _targets(node[key], f"{path}.{key}" if path else str(key))
 
 
-def test_unknown_option_fails_at_compose_time():
+@pytest.mark.parametrize("group,option", [o for o in OPTIONS if o[0] not in ("experiment", "grid")],
+                         ids=[f"{g}={o}" for g, o in OPTIONS if g not in ("experiment", "grid")])
+def test_option_keys_match_the_signature_of_the_class_they_instantiate(group, option):
+    cfg = _compose([f"{group}={option}"] + REQUIRED.get(option, []))
+    for path, node in _targets(cfg[group], group):
+        cls = get_class(node._target_)
+        params = inspect.signature(cls.__init__).parameters
+        keys = {k for k in node if not str(k).startswith("_")}
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        unknown = keys - set(params)
+        assert takes_any or not unknown, f"{path}: {cls.__name__} takes no {sorted(unknown)}"
+        required = {n for n, p in params.items() if n != "self" and p.default is p.empty
+                    and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+        missing = required - keys - RUNTIME.get(path, set())
+        assert not missing, f"{path}: {cls.__name__} needs {sorted(missing)} and the option does not set it"
+
+
+def test_bad_values_fail_at_compose_time_naming_the_key():
     with pytest.raises(ConfigCompositionException, match="Could not find 'text_repr/xt'"):
         _compose(["text_repr=xt"])
+    with pytest.raises(ConfigCompositionException) as exc:
+        _compose(["retrieval.k_t=abc"])
+    assert "retrieval.k_t" in str(exc.value.__cause__) and isinstance(exc.value.__cause__, ValidationError)
+    with pytest.raises(ConfigCompositionException) as exc:
+        _compose(["retrieval.k_tt=5"])
+    assert "Key 'k_tt' not in 'Retrieval'" in str(exc.value.__cause__)
+    with pytest.raises(ConfigError, match=r"retrieval\.k_t=-1: must be >= 0"):
+        _compose(["retrieval.k_t=-1"])
+    with pytest.raises(ConfigError, match=r"retrieval\.fusion\.dense_weight=1\.5: must be <= 1"):
+        _compose(["retrieval.fusion.dense_weight=1.5"])
+    with pytest.raises(ConfigError, match="retrieval.ranker.order=sideways: must be one of score, source"):
+        _compose(["retrieval=structural", "retrieval.ranker.order=sideways"])
 
 
-def test_run_id_ignores_paths_and_changes_with_results():
-    base = run_id(_compose([]))
-    assert run_id(_compose(["paths.output_root=/elsewhere", "progress=false"])) == base
-    assert run_id(_compose(["retrieval.k_t=5"])) != base
-    assert run_id(_compose(["image_repr=li"])) != base
+def test_keys_only_some_options_have_exist_for_all():
+    cfg = _compose([])
+    assert cfg.dataset.sample is None and cfg.dataset.subset is None and cfg.dataset.descriptions
+    assert _compose(["dataset=custom", "dataset.path=/x", "dataset.sample=5"]).dataset.sample == 5
 
 
-def test_retrieval_variants_inherit_budgets():
-    cfg = _compose(["retrieval=dense"])
-    assert cfg.retrieval.mode == "dense" and cfg.retrieval.k_t == 15 and cfg.retrieval.k_v == 10
+def test_experiments_and_grids_are_groups_selected_without_plus():
+    cfg = _compose(["experiment=demo_structural"])
+    assert cfg.name == "demo_structural" and cfg.retrieval.ranker._target_.endswith("SectionRanker")
+    assert _compose(["grid=demo"], hydra=True).hydra.sweeper.params.text_repr == "ct,st"
 
 
-@pytest.mark.parametrize("launcher", sorted(p.stem for p in (CONF / "hydra" / "launcher").glob("*.yaml")))
+def test_retrieval_variants_inherit_budgets_and_choose_fusion_by_target():
+    cfg = _compose(["retrieval=dense", "retrieval.k_v=3"])
+    assert cfg.retrieval.fusion._target_.endswith("DenseOnly") and cfg.retrieval.k_t == 15 and cfg.retrieval.k_v == 3
+
+
+@pytest.mark.parametrize("launcher", sorted(p.stem for p in (CONF_DIR / "hydra" / "launcher").glob("*.yaml")))
 def test_launchers_compose_with_site_values_from_the_environment(launcher, monkeypatch):
     monkeypatch.setenv("HAM_SLURM_PARTITION", "gpu-a100")
     monkeypatch.setenv("HAM_SLURM_MEM_GB", "96")
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[f"hydra/launcher={launcher}"], return_hydra_config=True)
+    cfg = _compose([f"hydra/launcher={launcher}"], hydra=True)
     node = OmegaConf.to_container(cfg.hydra.launcher, resolve=False)
     assert node["_target_"].startswith("hydra_plugins.hydra_submitit_launcher")
     if launcher.startswith("slurm"):
@@ -63,21 +105,20 @@ def test_launchers_compose_with_site_values_from_the_environment(launcher, monke
         assert cfg.hydra.launcher.additional_parameters.requeue is True
 
 
-GRIDS = sorted(f.stem for f in (CONF / "grid").glob("*.yaml"))
+GRIDS = sorted(f.stem for f in (CONF_DIR / "grid").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("grid", GRIDS)
 def test_grid_files_name_their_launch_command_and_every_swept_value_composes(grid):
-    text = (CONF / "grid" / f"{grid}.yaml").read_text()
-    assert text.startswith("# @package _global_") and f"+grid={grid}" in text.split("\n\n")[0]
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[f"+grid={grid}"], return_hydra_config=True)
-    assert cfg.grid == grid
+    text = (CONF_DIR / "grid" / f"{grid}.yaml").read_text()
+    assert text.startswith("# @package _global_") and f"grid={grid}" in text.split("\n\n")[0]
+    cfg = _compose([f"grid={grid}"], hydra=True)
+    assert cfg.hydra.runtime.choices.grid == grid
     params = cfg.hydra.sweeper.params
     assert params, f"grid {grid} sweeps nothing"
     for axis, values in params.items():
         for value in str(values).split(","):
-            one = _compose([f"+grid={grid}", f"{axis}={value}"])
+            one = _compose([f"grid={grid}", f"{axis}={value}"])
             OmegaConf.to_container(one, resolve=True)
             assert run_id(one)
 
@@ -85,15 +126,37 @@ def test_grid_files_name_their_launch_command_and_every_swept_value_composes(gri
 def test_dataset_sample_is_a_fixed_subset(tmp_path):
     import json
 
-    from ham.run.pipeline import load_dataset_questions
+    from ham.run.job import load_dataset_questions
 
     qfile = tmp_path / "q.jsonl"
     qfile.write_text("".join(json.dumps({"id": f"q{i}", "question": f"question {i}"}) + "\n" for i in range(50)))
     overrides = ["dataset=custom", f"dataset.path={tmp_path}", f"dataset.questions={qfile}",
-                 "+dataset.sample=10", "+dataset.sample_seed=36"]
+                 "dataset.sample=10", "dataset.sample_seed=36"]
     first, _ = load_dataset_questions(_compose(overrides))
     again, _ = load_dataset_questions(_compose(overrides))
-    other, _ = load_dataset_questions(_compose(overrides[:-1] + ["+dataset.sample_seed=7"]))
+    other, _ = load_dataset_questions(_compose(overrides[:-1] + ["dataset.sample_seed=7"]))
     assert len(first) == 10 and [q.id for q in first] == [q.id for q in again]
     assert [q.id for q in first] != [q.id for q in other]
     assert [q.id for q in first] == sorted((q.id for q in first), key=lambda x: int(x[1:]))  # file order kept
+
+
+def test_a_run_without_a_questions_file_says_how_to_ask_one_question(tmp_path):
+    from ham.run.job import load_dataset_questions
+
+    with pytest.raises(ValueError, match="no questions file.*ham-ask"):
+        load_dataset_questions(_compose(["dataset=custom", f"dataset.path={tmp_path}"]))
+
+
+def test_copying_the_demo_corpus_elsewhere_keeps_the_run_id(tmp_path):
+    from ham.conf import DATA_DIR  # noqa: F401  (the demo's shipped location)
+
+    demo = _compose([])
+    here, there = tmp_path / "a", tmp_path / "b"
+    for target in (here, there):
+        shutil.copytree(OmegaConf.to_container(demo, resolve=True)["dataset"]["path"], target / "corpus")
+    ids = {run_id(_compose(["dataset=custom", f"dataset.path={d / 'corpus'}",
+                            f"dataset.questions={demo.dataset.questions}"])) for d in (here, there)}
+    assert len(ids) == 1
+    (there / "corpus" / "extra.md").write_text("# A new document\n\nSome text.\n")
+    assert run_id(_compose(["dataset=custom", f"dataset.path={there / 'corpus'}",
+                            f"dataset.questions={demo.dataset.questions}"])) not in ids

@@ -12,6 +12,7 @@ from ham.methods.llm_based import LlmBasedMethod
 from ham.methods.mllm_based import MllmBasedMethod
 from ham.datasets.questions import Question
 from ham.retrieve.retriever import Retrieved
+from ham.run.pipeline import Pipeline
 from ham.run.runner import answer_all
 from tests.support.chat_server import ChatServer
 from tests.support.evidence import evidence
@@ -35,7 +36,7 @@ class FixedRetriever:
         return self.retrieved
 
 
-def count_images(q, retrieved, answer):
+def count_images(q, text, images, answer):
     return {"n_images": len(answer.images) if answer else 0}
 
 
@@ -49,8 +50,9 @@ def generator(server, **kw):
 
 
 def run(path, qs, gen, manual_doc, evaluate=count_images, method=None, **kw):
-    return answer_all(qs, path, FixedRetriever(evidence(manual_doc, kw.pop("corpus_root", None))),
-                      method or LlmBasedMethod(), gen, evaluate, progress=False, **kw)
+    pipeline = Pipeline(FixedRetriever(evidence(manual_doc, kw.pop("corpus_root", None))), method or LlmBasedMethod(),
+                        gen, evaluate)
+    return answer_all(qs, path, pipeline, progress=False, **kw)
 
 
 def lines(path):
@@ -110,10 +112,10 @@ def test_exhausted_budget_is_recorded_then_redone_on_resume(tmp_path, manual_doc
 def test_crash_mid_run_resumes_without_loss_or_duplicates(tmp_path, manual_doc):
     pred = tmp_path / "predictions.jsonl"
 
-    def explode_on_q5(q, retrieved, answer):
+    def explode_on_q5(q, text, images, answer):
         if q.id == "q5":
             raise RuntimeError("scoring crashed")
-        return count_images(q, retrieved, answer)
+        return count_images(q, text, images, answer)
 
     with ChatServer(responder=answer_for, latency=0.01) as server:
         with pytest.raises(RuntimeError, match="scoring crashed"):

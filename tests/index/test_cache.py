@@ -8,7 +8,7 @@ import pytest
 from ham.cache import FolderCache, KeyedStore
 from ham.cli.compose import compose_config
 from ham.ingest.corpus import load_corpus
-from ham.index.build import make_retriever, prepare
+from ham.index.build import build_index
 from ham.paths import PROJECT_ROOT
 from ham.retrieve.retriever import Retriever
 
@@ -26,11 +26,11 @@ def first(tmp_path_factory):
     cfg = _cfg(root)
     cache = FolderCache(root)
     corpus = load_corpus(CORPUS, cache)
-    return root, corpus, prepare(cfg, corpus, cache)
+    return root, corpus, build_index(cfg, corpus, cache)
 
 
 def _prepare(root, corpus, *overrides):
-    return prepare(_cfg(root, *overrides), corpus, FolderCache(root))
+    return build_index(_cfg(root, *overrides), corpus, FolderCache(root))
 
 
 def test_first_build_then_full_reuse_when_only_generator_method_or_budget_change(first):
@@ -84,7 +84,10 @@ def test_an_index_is_never_searched_with_another_encoder(first):
 
 def test_retriever_from_config_finds_the_right_unit(first):
     root, corpus, built = first
-    retriever = make_retriever(_cfg(root), corpus, built)
+    from hydra.utils import instantiate
+
+    retriever = instantiate(_cfg(root).retrieval, _partial_=True)(corpus=corpus, indexes=built.indexes,
+                                                                  encoder=built.encoder)
     hits = retriever.retrieve("How do I log in to the web interface of the router?")
     assert len(hits.text) <= 15 and len(hits.images) <= 10 and hits.images
     assert any("web-login" in h.unit.image for h in hits.images[:2])

@@ -4,12 +4,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
 from ham.index.dense import FlatSpec, HNSWSpec, IVFPQSpec
 from ham.index.hybrid import Query
 from ham.index.sparse import LexicalSparse
-from ham.paths import PROJECT_ROOT
+from ham.conf import compose
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +27,7 @@ def recall_at_10(index, vectors, queries):
 
 @pytest.mark.parametrize("name", ["flat", "hnsw", "ivfpq"])
 def test_every_index_option_builds_from_its_config_file(name, vectors, tmp_path):
-    spec = instantiate(OmegaConf.load(PROJECT_ROOT / "conf" / "index" / f"{name}.yaml"))
+    spec = instantiate(compose([f"index={name}"], return_hydra_config=False).index)
     assert spec.params()["type"] == name
     if name == "ivfpq":
         spec.min_vectors, spec.nlist, spec.m = 1000, 16, 8   # a corpus big enough to train on

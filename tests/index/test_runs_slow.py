@@ -4,10 +4,10 @@ here) run end to end."""
 import json
 
 import pytest
-from hydra import compose, initialize_config_dir
 
+from ham.conf import compose
 from ham.paths import PROJECT_ROOT
-from ham.run.pipeline import run
+from ham.run.job import run
 from tests.support.tiny_models import tiny_bge_m3
 
 pytestmark = pytest.mark.slow
@@ -15,10 +15,9 @@ CORPUS = PROJECT_ROOT / "tests" / "fixtures" / "ingest" / "markdown"
 
 
 def _cfg(tmp_path, *overrides):
-    with initialize_config_dir(config_dir=str(PROJECT_ROOT / "conf"), version_base="1.3"):
-        return compose(config_name="config", overrides=[
-            f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
-            "limit=3", "progress=false", *overrides])
+    return compose([
+        f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+        "limit=3", "progress=false", *overrides])
 
 
 def _metrics(out):

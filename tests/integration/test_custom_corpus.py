@@ -2,11 +2,10 @@
 reported and skipped, and the questions are answered."""
 import json
 
-from hydra import compose, initialize_config_dir
 from PIL import Image
 
-from ham.paths import PROJECT_ROOT
-from ham.run.pipeline import run
+from ham.conf import compose
+from ham.run.job import run
 
 
 def _corpus(tmp_path):
@@ -32,10 +31,9 @@ def _corpus(tmp_path):
 
 def test_custom_corpus_end_to_end(tmp_path, capsys):
     root, questions = _corpus(tmp_path)
-    with initialize_config_dir(config_dir=str(PROJECT_ROOT / "conf"), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
-            f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}"])
+    cfg = compose([
+        "dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+        f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}"])
     out = run(cfg)
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == ["a", "b"]

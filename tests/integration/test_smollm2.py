@@ -2,12 +2,11 @@
 import json
 
 import pytest
-from hydra import compose, initialize_config_dir
 
 from ham.generate.hf import HFGenerator
 from ham.methods.base import Prompt
-from ham.paths import PROJECT_ROOT
-from ham.run.pipeline import run
+from ham.conf import compose
+from ham.run.job import run
 from ham.retrieve.retriever import Retrieved
 
 pytestmark = pytest.mark.slow
@@ -31,10 +30,9 @@ def test_over_length_prompt_is_a_failure(tmp_path):
 
 
 def test_demo_pipeline_with_smollm2(tmp_path):
-    with initialize_config_dir(config_dir=str(PROJECT_ROOT / "conf"), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "generator=smollm2", "generator.max_new_tokens=96", "limit=2", "progress=false",
-            f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}"])
+    cfg = compose([
+        "generator=smollm2", "generator.max_new_tokens=96", "limit=2", "progress=false",
+        f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}"])
     out = run(cfg)
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 2

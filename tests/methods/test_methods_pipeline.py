@@ -4,11 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 
 from ham.generate.cost import question_cents
+from ham.conf import compose
 from ham.paths import PROJECT_ROOT
-from ham.run.pipeline import run
+from ham.run.job import run
 from tests.support.chat_server import ChatServer
 
 pytestmark = pytest.mark.slow
@@ -21,10 +21,9 @@ def tmp(tmp_path_factory):
 
 
 def cfg(tmp, *overrides):
-    with initialize_config_dir(config_dir=str(PROJECT_ROOT / "conf"), version_base="1.3"):
-        return compose(config_name="config", overrides=[
-            f"paths.output_root={tmp / 'out'}", f"paths.cache_root={tmp / 'cache'}", f"limit={N}",
-            "progress=false", *overrides])
+    return compose([
+        f"paths.output_root={tmp / 'out'}", f"paths.cache_root={tmp / 'cache'}", f"limit={N}",
+        "progress=false", *overrides])
 
 
 def rows(out):

@@ -1,7 +1,7 @@
 import pytest
 from omegaconf import OmegaConf
 
-from ham.paths import PROJECT_ROOT
+from ham.conf import CONF_DIR
 
 
 @pytest.fixture(scope="session")
@@ -14,4 +14,4 @@ def context_scorer():
 
 @pytest.fixture
 def metrics_cfg():
-    return OmegaConf.load(PROJECT_ROOT / "conf" / "metrics" / "default.yaml")
+    return OmegaConf.load(CONF_DIR / "metrics" / "default.yaml")

@@ -3,8 +3,10 @@ Score) and the run summary, with a real BERTScore scorer and a loopback judge.""
 import pytest
 
 from ham.generate.answer import parse_generated, parse_reference
-from ham.metrics.evaluator import Evaluator, QuestionCase
-from ham.metrics.judge import build_judge
+from ham.metrics.evaluator import Evaluator
+from ham.metrics.registry import Case
+from ham.backends.chat import ChatClient
+from ham.metrics.judge import Judge
 from ham.datasets.questions import Question
 from tests.support.chat_server import ChatServer
 
@@ -19,12 +21,12 @@ def _case(raw, reference=REFERENCE, gold=None):
     answer = parse_generated(raw, SLOTS) if raw is not None else None
     text = [{"heading_path": ["Ch 1", "1.1 Window"], "text": "Open the window, then click OK.", "score": 0.9}]
     images = [{"image": "a.png", "caption": "the window", "score": 0.8}, {"image": "c.png", "caption": "other"}]
-    return QuestionCase(q, text, images, answer)
+    return Case(q, text, images, answer)
 
 
 @pytest.fixture
 def evaluator(metrics_cfg, context_scorer):
-    return Evaluator(metrics_cfg, scorer=context_scorer)
+    return Evaluator.from_config(metrics_cfg, bertscore=context_scorer)
 
 
 def test_image_cited_twice_and_a_wrong_image(evaluator, context_scorer):
@@ -82,9 +84,9 @@ def judged(metrics_cfg, context_scorer, tmp_path):
         return replies["tcr15" if "retrieved passages" in body["messages"][1]["content"].lower() else "overall_quality"]
 
     with ChatServer(responder=respond) as server:
-        judge = build_judge({"backend": "openai", "model": "m", "base_url": server.base_url, "max_retries": 0,
-                             "prompts": {"tcr15": "tcr15_v1", "overall_quality": "overall_quality_v1"}}, tmp_path)
-        yield Evaluator(metrics_cfg, judge=judge, scorer=context_scorer), server, replies
+        judge = Judge(ChatClient("m", base_url=server.base_url, max_retries=0),
+                      {"tcr15": "tcr15_v1", "overall_quality": "overall_quality_v1"}, tmp_path)
+        yield Evaluator.from_config(metrics_cfg, judge=judge, bertscore=context_scorer), server, replies
 
 
 def test_judged_metrics_and_average_score(judged):
@@ -142,7 +144,7 @@ def test_reference_parse_keeps_image_order_for_contexts():
 def test_tcr_judges_the_top_15_text_units_as_one_set(judged):
     evaluator, server, _ = judged
     case = _case("Open the window. <img1>")
-    case.text_hits = [{"heading_path": [f"S{i}"], "text": f"passage number {i}", "score": 1 - i / 100}
+    case.text = [{"heading_path": [f"S{i}"], "text": f"passage number {i}", "score": 1 - i / 100}
                       for i in range(1, 21)]
     assert evaluator.score(case)["tcr15"] == 1.0
     prompt = next(r for r in server.requests if "[Retrieved passages]" in r["messages"][1]["content"])

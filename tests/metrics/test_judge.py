@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from ham.metrics.judge import Judge, build_judge
+from ham.backends.chat import ChatClient
+from ham.metrics.judge import Judge
 from tests.support.chat_server import ChatServer
 
 GOOD = "Correct and complete.\n<correctness>4</correctness><completeness>3</completeness>" \
@@ -13,10 +14,10 @@ FIELDS = {"question": "How do I reconcile?", "reference": "Open the window.", "e
           "answer": "Open it. [IMAGE: a.png | the window]"}
 
 
-def _judge(server, tmp_path, **cfg):
-    return build_judge({"backend": "openai", "model": "judge-m", "base_url": server.base_url, "max_retries": 2,
-                        "prompts": {"overall_quality": "overall_quality_v1", "tcr15": "tcr15_v1"}, **cfg},
-                       cache_root=tmp_path)
+def _judge(server, tmp_path, model="judge-m", **client):
+    client = ChatClient(model, base_url=server.base_url, temperature=0.0, max_tokens=1024,
+                        **{"max_retries": 2, **client})
+    return Judge(client, {"overall_quality": "overall_quality_v1", "tcr15": "tcr15_v1"}, cache_root=tmp_path)
 
 
 def test_score_model_and_prompt_version_are_recorded(tmp_path):
@@ -107,8 +108,8 @@ def test_grid_cells_judging_at_once_share_one_cache(tmp_path):
 
 
 def test_no_judge_and_bad_configs():
-    assert build_judge({"backend": "none"}, "x") is None and build_judge(None, "x") is None
-    with pytest.raises(ValueError, match="unknown judge backend 'gpt'"):
-        build_judge({"backend": "gpt", "model": "m"}, "x")
+    from ham.conf import compose, instantiate_optional
+
+    assert instantiate_optional(compose(["judge=none"]).judge, cache_root="x") is None
     with pytest.raises(ValueError, match="is for 'tcr15', configured for 'overall_quality'"):
-        Judge(object(), "m", {"overall_quality": "tcr15_v1"}, "x")
+        Judge(ChatClient("m"), {"overall_quality": "tcr15_v1"}, "x")

@@ -3,15 +3,14 @@ A model that small rarely writes the score tag; whatever it writes is either a v
 counted failure with the reply kept, never a number made up."""
 import pytest
 
-from ham.metrics.judge import build_judge
+from ham.metrics.judge import HFChat, Judge
 
 pytestmark = pytest.mark.slow
 FIELDS = {"question": "What colour is the sky?", "reference": "Blue.", "evidence": "[1] (Sky) The sky is blue."}
 
 
 def test_local_judge_scores_or_fails_strictly(tmp_path):
-    judge = build_judge({"backend": "hf", "model": "smollm2", "max_tokens": 48, "prompts": {"tcr15": "tcr15_v1"}},
-                        tmp_path)
+    judge = Judge(HFChat("smollm2", max_new_tokens=48, cache_root=str(tmp_path)), {"tcr15": "tcr15_v1"}, tmp_path)
     j = judge.judge("tcr15", FIELDS)
     assert j.model == "hf:smollm2" and j.prompt == "tcr15_v1" and j.usage["prompt_tokens"] > 50
     if j.error is None:

@@ -4,11 +4,10 @@ run's plot and report written. Marked slow: it builds the demo index."""
 import json
 
 import pytest
-from hydra import compose, initialize_config_dir
+from ham.conf import compose
 
-from analysis.cli import write_run_artifacts
-from ham.paths import PROJECT_ROOT
-from ham.run.pipeline import run
+from ham.report import write_run_artifacts
+from ham.run.job import run
 from tests.support.chat_server import ChatServer
 
 pytestmark = pytest.mark.slow
@@ -22,11 +21,10 @@ def _respond(body):
 
 
 def _cfg(tmp_path, server, name):
-    with initialize_config_dir(config_dir=str(PROJECT_ROOT / "conf"), version_base="1.3"):
-        return compose(config_name="config", overrides=[
+    return compose([
             f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "limit=2",
-            "progress=false", f"name={name}", "judge=openai", "judge.model=test-judge",
-            f"judge.base_url={server.base_url}", "judge.max_retries=0"])
+            "progress=false", f"name={name}", "judge=openai", "judge.client.model=test-judge",
+            f"judge.client.base_url={server.base_url}", "judge.client.max_retries=0"], return_hydra_config=False)
 
 
 def test_judged_run_records_the_judge_and_reuses_its_cache(tmp_path):

@@ -60,25 +60,28 @@ def test_aggregate_reports_not_computed_with_reason():
     agg = aggregate([{"overall_quality": None, "image_f1": 0.5}, {"image_f1": 0.0}],
                     ["overall_quality", "image_f1"], not_computed={"overall_quality": "no judge"})
     assert agg["overall_quality"] == {"mean": None, "n": 0, "computed": False, "reason": "no judge",
-                                      "higher_is_better": True, "family": "generation"}
+                                      "higher_is_better": True, "family": "generation", "aggregation": "mean"}
     assert agg["image_f1"]["mean"] == 0.25 and agg["image_f1"]["computed"]
 
 
 def test_average_score_is_the_mean_of_what_is_defined():
-    from ham.metrics import average_score
+    from ham.metrics.average import average_score
 
     assert average_score({"image_f1": 0.5, "img_cbs": 0.7, "overall_quality": 4}) == pytest.approx((0.5 + 0.7 + 0.8) / 3)
     assert average_score({"image_f1": 0.5, "img_cbs": None, "overall_quality": None}) == 0.5
     assert average_score({"image_f1": None}) is None
 
 
-def test_registry_knows_judged_metrics_and_table_scales():
-    from ham.metrics import REGISTRY, MetricSpec, register
+def test_registry_binds_compute_needs_and_aggregation():
+    from ham.metrics import metric, registry
 
-    assert REGISTRY["tcr15"].needs_judge and REGISTRY["overall_quality"].needs_judge
-    assert not REGISTRY["image_f1"].needs_judge and REGISTRY["image_f1"].table_scale == 100
-    assert REGISTRY["overall_quality"].label == "Qual." and REGISTRY["tcr15"].family == "retrieval"
+    known = registry()
+    assert known["tcr15"].needs_judge and known["overall_quality"].needs_judge and "bertscore" in known["img_cbs"].needs
+    assert not known["image_f1"].needs_judge and known["image_f1"].scale == 100
+    assert known["overall_quality"].label == "Qual." and known["tcr15"].family == "retrieval"
+    assert known["average_score"].after == ("image_f1", "img_cbs", "overall_quality")
     with pytest.raises(ValueError, match="registered twice"):
-        register(MetricSpec("ir", "retrieval"))
+        metric("ir", family="retrieval")(lambda case, res: 1.0)
     with pytest.raises(ValueError, match="unknown aggregation"):
-        register(MetricSpec("new_metric", "retrieval", aggregation="median"))
+        metric("new_metric", aggregation="geometric")(lambda case, res: 1.0)
+    assert "new_metric" not in known

@@ -4,7 +4,7 @@ import pytest
 from ham.cache import FolderCache
 from ham.index.encoders import BatchedEncoder, Encoded
 from ham.index.dense import FlatSpec
-from ham.index.hybrid import Query, _minmax
+from ham.index.hybrid import DenseOnly, HybridFusion, Query, SparseOnly, _minmax
 from ham.text import tokenize
 from ham.index.build import index_strings
 
@@ -53,15 +53,15 @@ def test_minmax():
 
 def test_modes_rank_the_matching_unit_first(index):
     idx, enc = index
-    for mode in ("dense", "sparse", "hybrid"):
-        hits = idx.search(query(enc, "reconcile credit card"), k=3, mode=mode)
-        assert hits[0].unit_id == "u2", mode
+    for fusion in (DenseOnly(), SparseOnly(), HybridFusion()):
+        hits = idx.search(query(enc, "reconcile credit card"), k=3, fusion=fusion)
+        assert hits[0].unit_id == "u2", fusion.name
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
 def test_hybrid_is_weighted_sum_of_normalised_scores(index):
     idx, enc = index
-    hits = idx.search(query(enc, "credit card"), k=5, mode="hybrid", pool=5)
+    hits = idx.search(query(enc, "credit card"), k=5, fusion=HybridFusion(0.7), pool=5)
     dense = np.array([h.dense for h in hits])
     sparse = np.array([h.sparse for h in hits])
     expected = 0.7 * _minmax(dense) + 0.3 * _minmax(sparse)
@@ -78,10 +78,10 @@ def test_extra_rows_join_the_candidate_pool(index):
     assert {h.unit_id for h in idx.search(q, k=None, pool=1, extra=[3])} == pool | {"u3"}
 
 
-def test_unknown_mode_and_encoder_mismatch(index):
+def test_fusion_weight_out_of_range_and_encoder_mismatch(index):
     idx, enc = index
-    with pytest.raises(ValueError, match="unknown retrieval mode"):
-        idx.search(query(enc, "x"), 2, mode="magic")
+    with pytest.raises(ValueError, match="dense_weight must lie in"):
+        HybridFusion(1.5)
     with pytest.raises(ValueError, match="bag-test.*other-encoder"):
         idx.check_encoder("other-encoder")
 

@@ -1,0 +1,106 @@
+"""ham's configuration: the YAML config groups in this folder (package data, so an installed
+wheel runs without a checkout), their structured-config schemas (``schemas.py``), the range
+checks types cannot express, and composing a config from Python.
+
+    from ham.conf import compose
+    cfg = compose(["dataset=custom", "dataset.path=manuals/", "retrieval.k_t=10"])
+
+``register()`` puts the schemas in Hydra's ConfigStore and the ``ham_data`` resolver in OmegaConf
+(``${ham_data:demo/corpus}`` is the absolute path of data shipped inside the package); every entry
+point calls it before composing.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Sequence
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+CONF_DIR = Path(__file__).resolve().parent
+DATA_DIR = CONF_DIR.parent / "data"
+_registered = False
+
+
+class ConfigError(ValueError):
+    """A config value outside what its key allows; the message names the key and the value."""
+
+
+def register() -> None:
+    global _registered
+    if _registered:
+        return
+    from hydra.core.config_store import ConfigStore
+
+    from ham.conf.schemas import SCHEMAS, Root
+
+    store = ConfigStore.instance()
+    store.store(name="ham_schema", node=Root)
+    for group, schemas in SCHEMAS.items():
+        for name, node in schemas.items():
+            store.store(group=f"schema/{group}", name=name, node=node)
+    if not OmegaConf.has_resolver("ham_data"):
+        OmegaConf.register_new_resolver("ham_data", lambda rel: str(DATA_DIR / rel))
+    _registered = True
+
+
+def compose(overrides: Sequence[str] = (), return_hydra_config: bool = True) -> DictConfig:
+    """The run config for ``overrides`` (the same ones ``ham`` takes), checked."""
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    register()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = hydra_compose(config_name="config", overrides=list(overrides),
+                            return_hydra_config=return_hydra_config)
+    check(cfg)
+    return cfg
+
+
+def plain(cfg: DictConfig) -> dict:
+    """The config resolved to plain containers, without Hydra's own node (which composing with
+    ``return_hydra_config`` adds and which does not resolve outside a Hydra job)."""
+    return {key: OmegaConf.to_container(cfg[key], resolve=True) if OmegaConf.is_config(cfg[key]) else cfg[key]
+            for key in cfg if key != "hydra"}
+
+
+def instantiate_optional(node, **kwargs):
+    """``hydra.utils.instantiate(node, **kwargs)``, or None for a group set to none
+    (``_target_: null``) or absent."""
+    if node is None or node.get("_target_") is None:
+        return None
+    from hydra.utils import instantiate
+
+    return instantiate(node, **kwargs, _convert_="all")
+
+
+def _violation(value, meta: dict) -> str | None:
+    if value is None:
+        return None
+    if "choices" in meta and value not in meta["choices"]:
+        return f"must be one of {', '.join(map(str, meta['choices']))}"
+    if "min" in meta and value < meta["min"]:
+        return f"must be >= {meta['min']}"
+    if "max" in meta and value > meta["max"]:
+        return f"must be <= {meta['max']}"
+    return None
+
+
+def check(cfg: DictConfig, prefix: str = "") -> None:
+    """Raise ``ConfigError`` naming the first key whose value breaks its schema's range or choices."""
+    kind = OmegaConf.get_type(cfg)
+    meta = {f.name: f.metadata for f in dataclasses.fields(kind)} if dataclasses.is_dataclass(kind) else {}
+    for key in cfg:
+        if key == "hydra":
+            continue
+        if OmegaConf.is_missing(cfg, key):
+            continue
+        value = cfg[key]
+        full = f"{prefix}{key}"
+        if isinstance(value, DictConfig):
+            check(value, full + ".")
+        elif isinstance(value, ListConfig) or key not in meta:
+            continue
+        else:
+            problem = _violation(value, meta[key])
+            if problem:
+                raise ConfigError(f"{full}={value}: {problem}")

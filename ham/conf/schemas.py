@@ -1,0 +1,422 @@
+"""Structured-config schemas: one dataclass per kind of option, registered in Hydra's ConfigStore
+under ``schema/<group>/<name>`` and named first in each option file's defaults list
+(``- /schema/generator/openai@_here_``). Hydra then checks every key and type at compose time:
+a misspelt key or ``retrieval.k_t=abc`` fails with Hydra's message naming the key. Ranges that
+types cannot say (``retrieval.k_t=-1``) are field metadata (``min``/``max``/``choices``), checked by
+``ham.conf.check`` right after composition, before anything runs.
+
+An implementation is chosen by ``_target_`` in every group (``null`` = none, for ``describer``,
+``judge`` and ``logger``). ``tests/config`` checks that each schema matches the signature of the
+class its options instantiate, so a schema cannot drift from the code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from omegaconf import MISSING
+
+
+def _min(default, low, **extra):
+    return field(default=default, metadata={"min": low, **extra})
+
+
+def _choices(default, *choices):
+    return field(default=default, metadata={"choices": choices})
+
+
+# ---- dataset -------------------------------------------------------------------------------
+
+@dataclass
+class QuestionReader:
+    _target_: str = "ham.datasets.questions.JsonlReader"
+
+
+@dataclass
+class Dataset:
+    name: str = MISSING
+    path: str = MISSING                      # the corpus folder (identity: its content hash)
+    questions: Optional[str] = None          # the questions file (identity: its content hash)
+    reader: QuestionReader = field(default_factory=QuestionReader)
+    descriptions: Optional[str] = None       # JSONL of context-aware image descriptions
+    subset: Optional[str] = None             # MRAMG/HAM-Bench subset
+    sample: Optional[int] = _min(None, 1)    # a fixed random subset of this many questions
+    sample_seed: int = 0
+
+
+# ---- represent and enrich ------------------------------------------------------------------
+
+@dataclass
+class Representation:
+    _target_: str = MISSING
+
+
+@dataclass
+class LeadSummariser:
+    _target_: str = "ham.enrich.summaries.LeadSummariser"
+    sentences: int = _min(2, 1)
+    max_words: int = _min(40, 1)
+
+
+@dataclass
+class ChatSummariser:
+    _target_: str = "ham.enrich.summaries.ChatSummariser"
+    model: str = MISSING
+    base_url: Optional[str] = None
+    base_url_env: str = "OPENAI_BASE_URL"
+    api_key_env: str = "OPENAI_API_KEY"
+    max_words: int = _min(40, 1)
+    concurrency: int = _min(8, 1)
+    batch_size: int = _min(64, 1)
+    max_tokens: int = _min(200, 1)
+    temperature: float = _min(0.0, 0.0)
+    timeout: float = _min(120.0, 0.0)
+    max_retries: int = _min(5, 0)
+
+
+@dataclass
+class HFSummariser:
+    _target_: str = "ham.enrich.summaries.HFSummariser"
+    model: str = MISSING
+    max_words: int = _min(40, 1)
+    max_new_tokens: int = _min(96, 1)
+    batch_size: int = _min(8, 1)
+    device: Optional[str] = None
+    max_prompt_tokens: int = _min(2048, 1)
+
+
+@dataclass
+class DescriptionFile:
+    _target_: str = "ham.enrich.descriptions.DescriptionFile"
+    path: Optional[str] = None
+
+
+@dataclass
+class ChatDescriber:
+    _target_: str = "ham.enrich.descriptions.ChatDescriber"
+    model: str = MISSING
+    base_url: Optional[str] = None
+    base_url_env: str = "OPENAI_BASE_URL"
+    api_key_env: str = "OPENAI_API_KEY"
+    max_words: int = _min(80, 1)
+    concurrency: int = _min(8, 1)
+    batch_size: int = _min(32, 1)
+    max_tokens: int = _min(300, 1)
+    max_side: int = _min(1536, 16)
+    temperature: float = _min(0.0, 0.0)
+    timeout: float = _min(120.0, 0.0)
+    max_retries: int = _min(5, 0)
+
+
+@dataclass
+class HFDescriber:
+    _target_: str = "ham.enrich.descriptions.HFDescriber"
+    model: str = MISSING
+    max_words: int = _min(80, 1)
+    max_new_tokens: int = _min(160, 1)
+    batch_size: int = _min(4, 1)
+    device: Optional[str] = None
+    max_side: int = _min(896, 16)
+
+
+@dataclass
+class Nothing:
+    """``describer=none``, ``judge=none``, ``logger=none``."""
+
+    _target_: Optional[str] = None
+
+
+# ---- index ---------------------------------------------------------------------------------
+
+@dataclass
+class SentenceTransformerEncoder:
+    _target_: str = "ham.index.encoders.SentenceTransformerEncoder"
+    model: str = "minilm"
+    batch_size: int = _min(64, 1)
+    device: Optional[str] = None
+    max_seq_length: Optional[int] = _min(None, 1)
+    show_progress: bool = False
+
+
+@dataclass
+class BGEM3Encoder:
+    _target_: str = "ham.index.encoders.BGEM3Encoder"
+    model: str = "BAAI/bge-m3"
+    batch_size: int = _min(32, 1)
+    max_length: int = _min(1024, 1)
+    query_max_length: int = _min(512, 1)
+    device: Optional[str] = None
+    use_fp16: Optional[bool] = None
+    show_progress: bool = False
+
+
+@dataclass
+class FlatIndex:
+    _target_: str = "ham.index.dense.FlatSpec"
+    use_gpu: str = _choices("auto", "auto", "true", "false", "True", "False")
+
+
+@dataclass
+class HNSWIndex:
+    _target_: str = "ham.index.dense.HNSWSpec"
+    m: int = _min(32, 2)
+    ef_construction: int = _min(200, 1)
+    ef_search: int = _min(128, 1)
+    use_gpu: str = _choices("auto", "auto", "true", "false", "True", "False")
+
+
+@dataclass
+class IVFPQIndex:
+    _target_: str = "ham.index.dense.IVFPQSpec"
+    nlist: int = _min(1024, 1)
+    m: int = _min(16, 1)
+    nbits: int = _min(8, 1)
+    nprobe: int = _min(32, 1)
+    train_size: int = _min(100_000, 1)
+    min_vectors: int = _min(10_000, 0)
+    use_gpu: str = _choices("auto", "auto", "true", "false", "True", "False")
+
+
+# ---- retrieve ------------------------------------------------------------------------------
+
+@dataclass
+class Fusion:
+    _target_: str = "ham.index.hybrid.HybridFusion"
+    dense_weight: Optional[float] = field(default=0.7, metadata={"min": 0.0, "max": 1.0})
+
+
+@dataclass
+class SectionRanker:
+    _target_: str = "ham.retrieve.structural.SectionRanker"
+    per_section: int = _min(15, 1)
+    weights: List[float] = field(default_factory=lambda: [1.0, 0.5])
+    expand: int = _min(2, 0)
+    section_weight: float = field(default=0.3, metadata={"min": 0.0, "max": 1.0})
+    min_ratio: float = field(default=0.7, metadata={"min": 0.0, "max": 1.0})
+    family_ratio: float = _min(0.5, 0.0)
+    order: str = _choices("score", "score", "source")
+
+
+@dataclass
+class Retrieval:
+    _target_: str = "ham.retrieve.retriever.Retriever"
+    k_t: int = _min(15, 0)
+    k_v: int = _min(10, 0)
+    pool: int = _min(100, 1)
+    fusion: Fusion = field(default_factory=Fusion)
+    ranker: Optional[SectionRanker] = None
+
+
+# ---- methods -------------------------------------------------------------------------------
+
+@dataclass
+class HamMethod:
+    _target_: str = "ham.methods.ham.HamAssembler"
+    template: str = "ham_v2"
+
+
+@dataclass
+class LlmBasedMethod:
+    _target_: str = "ham.methods.llm_based.LlmBasedMethod"
+    template: str = "llm_based_v1"
+
+
+@dataclass
+class MllmBasedMethod:
+    _target_: str = "ham.methods.mllm_based.MllmBasedMethod"
+    template: str = "mllm_based_v1"
+    max_images: int = _min(5, 1)
+    clip_model: Optional[str] = None
+    clip_device: Optional[str] = None
+    clip_batch_size: int = _min(16, 1)
+
+
+@dataclass
+class RuleBasedMethod:
+    _target_: str = "ham.methods.rule_based.RuleBasedMethod"
+    template: str = "rule_based_v1"
+    max_images: int = _min(3, 0)
+    min_score: float = field(default=0.3, metadata={"min": 0.0, "max": 1.0})
+    semantic_weight: float = field(default=0.5, metadata={"min": 0.0, "max": 1.0})
+    semantic_model: Optional[str] = None
+
+
+# ---- generate ------------------------------------------------------------------------------
+
+@dataclass
+class ExtractiveGenerator:
+    _target_: str = "ham.generate.extractive.ExtractiveGenerator"
+    max_sentences: int = _min(5, 1)
+    per_unit: int = _min(3, 1)
+    max_images: int = _min(3, 0)
+    rank_weight: float = _min(0.5, 0.0)
+    pricing: Optional[str] = None
+
+
+@dataclass
+class OpenAIGenerator:
+    _target_: str = "ham.generate.openai_chat.OpenAIGenerator"
+    model: str = MISSING
+    base_url: Optional[str] = None
+    base_url_env: str = "OPENAI_BASE_URL"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: Optional[float] = _min(0.2, 0.0)
+    max_tokens: int = _min(4000, 1)
+    max_tokens_field: str = _choices("max_tokens", "max_tokens", "max_completion_tokens")
+    stream: bool = False
+    concurrency: int = _min(16, 1)
+    max_retries: int = _min(5, 0)
+    backoff_base: float = _min(0.5, 0.0)
+    backoff_max: float = _min(60.0, 0.0)
+    timeout: float = _min(300.0, 0.0)
+    request_budget: Optional[int] = _min(None, 0)
+    truncation_is_failure: bool = True
+    extra_body: Dict[str, Any] = field(default_factory=dict)
+    http_backend: str = _choices("aiohttp", "aiohttp", "httpx")
+    pricing: Optional[str] = None
+    require_api_key: bool = True
+
+
+@dataclass
+class HFGenerator:
+    _target_: str = "ham.generate.hf.HFGenerator"
+    model: str = "smollm2"
+    max_new_tokens: int = _min(4000, 1)
+    temperature: float = _min(0.2, 0.0)
+    max_prompt_tokens: int = _min(32000, 1)
+    batch_size: int = _min(8, 1)
+    truncation_is_failure: bool = True
+    device: Optional[str] = None
+    dtype: Optional[str] = _choices(None, None, "float32", "float16", "bfloat16")
+    cache_root: str = "outputs/cache"
+    pricing: Optional[str] = None
+
+
+# ---- evaluate ------------------------------------------------------------------------------
+
+@dataclass
+class BertScore:
+    model: str = "minilm"
+    num_layers: Optional[int] = _min(6, 1)
+    batch_size: int = _min(32, 1)
+    device: Optional[str] = None
+    rescale_with_baseline: bool = False
+    baseline_path: Optional[str] = None
+
+
+@dataclass
+class Metrics:
+    names: List[str] = MISSING               # checked against the metric registry at start
+    img_cbs_window: int = _min(30, 1)
+    bertscore: BertScore = field(default_factory=BertScore)
+
+
+@dataclass
+class ChatClient:
+    _target_: str = "ham.backends.chat.ChatClient"
+    model: str = MISSING
+    base_url: Optional[str] = None
+    base_url_env: str = "OPENAI_BASE_URL"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: Optional[float] = _min(0.0, 0.0)
+    max_tokens: int = _min(1024, 1)
+    timeout: float = _min(120.0, 0.0)
+    max_retries: int = _min(5, 0)
+    stream: bool = False
+    max_concurrency: int = _min(16, 1)
+
+
+@dataclass
+class HFChat:
+    _target_: str = "ham.metrics.judge.HFChat"
+    model: str = "smollm2"
+    max_new_tokens: int = _min(512, 1)
+    max_prompt_tokens: int = _min(6000, 1)
+    device: Optional[str] = None
+    cache_root: str = "outputs/cache"
+
+
+@dataclass
+class OpenAIJudge:
+    _target_: str = "ham.metrics.judge.Judge"
+    client: ChatClient = field(default_factory=ChatClient)
+    prompts: Dict[str, str] = field(default_factory=dict)   # metric -> versioned prompt file
+
+
+@dataclass
+class HFJudge:
+    _target_: str = "ham.metrics.judge.Judge"
+    client: HFChat = field(default_factory=HFChat)
+    prompts: Dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Cost:
+    pricing: Optional[str] = None
+    prices: Dict[str, Dict[str, float]] = field(default_factory=dict)
+
+
+# ---- run -----------------------------------------------------------------------------------
+
+@dataclass
+class WandbLogger:
+    _target_: str = "ham.run.tracking.WandbLogger"
+    project: str = "ham"
+    entity: Optional[str] = None
+    mode: str = _choices("offline", "offline", "online", "disabled")
+
+
+@dataclass
+class Paths:
+    output_root: str = "outputs"
+    cache_root: str = "${paths.output_root}/cache"
+
+
+@dataclass
+class RunSettings:
+    redo_failures: List[str] = field(default_factory=lambda: ["budget_exhausted"])
+
+
+@dataclass
+class Root:
+    dataset: Any = MISSING
+    text_repr: Any = MISSING
+    image_repr: Any = MISSING
+    summariser: Any = MISSING
+    describer: Any = MISSING
+    encoder: Any = MISSING
+    index: Any = MISSING
+    retrieval: Any = MISSING
+    method: Any = MISSING
+    generator: Any = MISSING
+    cost: Any = MISSING
+    metrics: Any = MISSING
+    judge: Any = MISSING
+    logger: Any = MISSING
+    name: str = MISSING
+    seed: int = 0
+    limit: Optional[int] = _min(None, 1)
+    progress: bool = True
+    rerun: bool = False
+    paths: Paths = field(default_factory=Paths)
+    run: RunSettings = field(default_factory=RunSettings)
+
+
+# group -> {schema name: dataclass}; the option files name them in their defaults lists
+SCHEMAS: dict[str, dict[str, type]] = {
+    "dataset": {"dataset": Dataset},
+    "text_repr": {"representation": Representation},
+    "image_repr": {"representation": Representation},
+    "summariser": {"lead": LeadSummariser, "openai": ChatSummariser, "hf": HFSummariser},
+    "describer": {"file": DescriptionFile, "openai": ChatDescriber, "hf": HFDescriber, "none": Nothing},
+    "encoder": {"sentence_transformers": SentenceTransformerEncoder, "bge_m3": BGEM3Encoder},
+    "index": {"flat": FlatIndex, "hnsw": HNSWIndex, "ivfpq": IVFPQIndex},
+    "retrieval": {"retrieval": Retrieval},
+    "method": {"ham": HamMethod, "llm_based": LlmBasedMethod, "mllm_based": MllmBasedMethod,
+               "rule_based": RuleBasedMethod},
+    "generator": {"extractive": ExtractiveGenerator, "openai": OpenAIGenerator, "hf": HFGenerator},
+    "cost": {"cost": Cost},
+    "metrics": {"metrics": Metrics},
+    "judge": {"openai": OpenAIJudge, "hf": HFJudge, "none": Nothing},
+    "logger": {"wandb": WandbLogger, "none": Nothing},
+}

@@ -1,0 +1,60 @@
+"""The LLM-judged metrics of HAM-RAG (paper 5.1.3), through ``ham.metrics.judge.Judge``:
+
+    tcr15            do the top-15 retrieved text units, as one set, suffice to answer? (0/1)
+    overall_quality  1-5: correctness, completeness, grounding, text-image coherence; a failed
+                     generation scores 0 without asking the judge
+
+What each shows its judge is rendered here from the question's case. A reply without a valid
+score is a judge failure: the value is None (left out of the mean) and the failure is counted.
+"""
+from __future__ import annotations
+
+from ham.generate.answer import InterleavedAnswer
+from ham.metrics.registry import Case, Resources, Scored, metric
+
+TCR_K = 15   # TCR@15 judges the top 15 retrieved text units as one set
+
+
+def _render(answer: InterleavedAnswer | None, captions: dict[str, str]) -> str:
+    if answer is None:
+        return "(none)"
+    parts = [s.text if s.type == "text" else f"[IMAGE: {s.image} | {captions.get(s.image) or s.text or 'no caption'}]"
+             for s in answer.segments]
+    return "\n".join(p for p in parts if p.strip())
+
+
+def passages(hits: list[dict]) -> str:
+    return "\n\n".join(f"[{i}] ({' > '.join(h.get('heading_path') or []) or 'no heading'})\n{h['text']}"
+                       for i, h in enumerate(hits, 1)) or "(none)"
+
+
+def tcr_fields(case: Case) -> dict[str, str]:
+    return {"question": case.question.question, "reference": _render(case.reference, {}),
+            "evidence": passages(case.text[:TCR_K])}
+
+
+def quality_fields(case: Case) -> dict[str, str]:
+    captions = {h["image"]: h.get("caption") or "" for h in case.images}
+    images = "\n".join(f"[IMAGE: {h['image']} | {h.get('caption') or 'no caption'}]" for h in case.images)
+    evidence = passages(case.text) + ("\n\nImages:\n" + images if images else "")
+    return {"question": case.question.question, "reference": _render(case.reference, {}),
+            "evidence": evidence, "answer": _render(case.answer, captions)}
+
+
+def judged(name: str, case: Case, res: Resources, fields: dict[str, str]) -> Scored:
+    judgment = res.judge.judge(name, fields)
+    return Scored(judgment.value, judgment.to_dict())
+
+
+@metric("tcr15", family="retrieval", needs=("judge",), label="TCR@15",
+        description="LLM judge: do the top-15 retrieved text units together suffice to answer (1) or not (0)")
+def tcr15(case: Case, res: Resources) -> Scored:
+    return judged("tcr15", case, res, tcr_fields(case))
+
+
+@metric("overall_quality", needs=("judge",), label="Qual.", value_range=(0.0, 5.0),
+        description="LLM judge 1-5: correctness, completeness, grounding, text-image coherence (0 if failed)")
+def overall_quality(case: Case, res: Resources) -> Scored:
+    if case.answer is None:
+        return Scored(0.0, {"skipped": "generation failed: scored 0"})
+    return judged("overall_quality", case, res, quality_fields(case))

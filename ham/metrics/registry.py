@@ -1,0 +1,169 @@
+"""The metric registry: a metric is one registered object binding its computation, what it needs,
+its aggregation, its direction, its label and its scale (as lm-evaluation-harness binds compute
+and aggregation in its registry).
+
+    @metric("ir", family="retrieval", label="IR", description="...")
+    def image_retrieval_recall(case: Case, res: Resources) -> float | None: ...
+
+A compute function gets the question's ``Case`` (the question with its golds, the retrieved text
+and image rows in rank order, the parsed answer or None for a failed generation, and the scores
+computed so far) and the run's ``Resources`` (``judge``, ``bertscore``, ``encoder``: each built
+only when a chosen metric ``needs`` it). It returns a value, None (undefined for this question:
+left out of the mean, the n reported), or ``Scored(value, detail)`` when there is a per-question
+record to keep (a judge's verdict, a skipped call).
+
+``after`` names metrics a derived metric reads from ``case.scores`` (Average Score reads Img-F1,
+Img-CBS and Qual.); they are computed first. Every module of this package is imported when the
+registry is first used, so adding a metric is one file (plus its tests).
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import pkgutil
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Callable
+
+from ham.datasets.questions import Question
+from ham.generate.answer import InterleavedAnswer, parse_reference
+from ham.metrics.confidence import normal_ci
+
+
+@dataclass
+class Case:
+    question: Question
+    text: list[dict]                    # retrieved text rows (``Hit.to_row``), in rank order
+    images: list[dict]                  # retrieved image rows, in rank order
+    answer: InterleavedAnswer | None    # None: the generation failed
+    scores: dict = field(default_factory=dict)
+
+    @cached_property
+    def reference(self) -> InterleavedAnswer | None:
+        ref = self.question.reference_answer
+        return parse_reference(ref) if ref else None
+
+
+@dataclass
+class Resources:
+    judge: object | None = None          # ham.metrics.judge.Judge
+    bertscore: object | None = None      # ham.metrics.bertscore.ContextScorer
+    encoder: object | None = None        # the run's text encoder
+    settings: dict = field(default_factory=dict)   # e.g. img_cbs_window
+
+
+@dataclass
+class Scored:
+    value: float | None
+    detail: dict
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    compute: Callable[[Case, Resources], object]
+    family: str = "generation"           # "retrieval" or "generation"
+    needs: frozenset = frozenset()       # resources: "judge", "bertscore", "encoder"
+    after: tuple = ()                    # metrics whose per-question values it reads
+    aggregation: str = "mean"
+    higher_is_better: bool = True
+    label: str = ""                      # column header in tables and plots
+    scale: float = 1.0                   # printed value = mean x scale (Table 3 prints Img-F1 x 100)
+    value_range: tuple = (0.0, 1.0)
+    description: str = ""
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
+
+    @property
+    def needs_judge(self) -> bool:
+        return "judge" in self.needs
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+AGGREGATIONS: dict[str, Callable[[list[float]], float]] = {"mean": _mean, "median": _median}
+_REGISTRY: dict[str, Metric] = {}
+_loaded = False
+
+
+def metric(name: str, **spec) -> Callable:
+    """Register the decorated compute function as metric ``name`` (keywords: ``Metric``'s fields)."""
+    def register(compute: Callable) -> Callable:
+        if name in _REGISTRY:
+            raise ValueError(f"metric {name!r} registered twice")
+        entry = Metric(name, compute, **{**spec, "needs": frozenset(spec.get("needs", ()))})
+        if entry.aggregation not in AGGREGATIONS:
+            raise ValueError(f"metric {name!r}: unknown aggregation {entry.aggregation!r}; known: {sorted(AGGREGATIONS)}")
+        _REGISTRY[name] = entry
+        return compute
+    return register
+
+
+def registry() -> dict[str, Metric]:
+    """Every registered metric, in registration order (importing every metric module once)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        import ham.metrics as package
+
+        for info in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"ham.metrics.{info.name}")
+    return _REGISTRY
+
+
+def ordered(names: list[str]) -> list[Metric]:
+    """The named metrics, each after the metrics it reads; an unknown name is an error listing
+    the known ones."""
+    known = registry()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)} in metrics.names; known: {', '.join(known)}")
+    out: list[Metric] = []
+
+    def visit(name: str) -> None:
+        if any(m.name == name for m in out):
+            return
+        for dep in known[name].after:
+            if dep in names:
+                visit(dep)
+        out.append(known[name])
+
+    for name in names:
+        visit(name)
+    return out
+
+
+def aggregate(per_question: list[dict], names: list[str], not_computed: dict[str, str] | None = None,
+              failed: dict[str, int] | None = None) -> dict[str, dict]:
+    """Each metric's aggregate and n over the questions where it is defined, its 95% CI (the
+    paper's x̄ ± 1.96 s/√n, for means), and how many questions failed to be scored (``failed``,
+    e.g. judge failures). Metrics in ``not_computed``
+    (name -> reason) get ``mean`` None, ``computed`` False and the reason."""
+    not_computed, failed = not_computed or {}, failed or {}
+    known = registry()
+    out = {}
+    for name in names:
+        spec = known[name]
+        entry = {"higher_is_better": spec.higher_is_better, "family": spec.family, "aggregation": spec.aggregation}
+        if name in not_computed:
+            out[name] = {"mean": None, "n": 0, "computed": False, "reason": not_computed[name], **entry}
+            continue
+        values = [q[name] for q in per_question if q.get(name) is not None]
+        value = AGGREGATIONS[spec.aggregation](values) if values else None
+        if value is not None and math.isnan(value):
+            raise ValueError(f"metric {name} produced NaN")
+        out[name] = {"mean": value, "n": len(values), "computed": True, "n_failed": failed.get(name, 0), **entry}
+        if spec.aggregation == "mean":
+            ci = normal_ci(values)
+            out[name]["ci95"] = None if ci.low is None else [ci.low, ci.high]
+    return out

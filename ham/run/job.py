@@ -1,0 +1,144 @@
+"""One run of a config, end to end, into ``outputs/runs/<name>/<run id>/``:
+
+    config.yaml         the resolved config (secret-looking keys redacted) and the option per group
+    run.json            run id and its identity record, corpus hash, index keys, model ids, versions,
+                        git commit, SLURM ids, ingest report
+    predictions.jsonl   one row per question, appended and flushed as each finishes (``runner``)
+    metrics.json        the chosen metrics aggregated, failure counts, cost (``ham.metrics.evaluator``)
+
+A run whose predictions and metrics already cover every question, with no failure a resume
+redoes, is not run again. ``rerun=true`` answers every question again into a fresh
+``predictions.jsonl``; the previous one is kept beside it as ``predictions.<time>.jsonl``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from ham.datasets.questions import Question
+from ham.generate.cost import cost_summary
+from ham.conf import plain
+from ham.paths import resolve_path
+from ham.run import grid
+from ham.run.grid import is_finished, safe_name
+from ham.run.identity import identity, run_id as identity_run_id
+from ham.run.pipeline import Pipeline, build_pipeline
+from ham.run.provenance import git_state, package_versions
+from ham.run.runner import answer_all
+from ham.run.tracking import redact
+
+log = logging.getLogger("ham.run")
+
+
+def run_id(cfg: DictConfig) -> str:
+    """The run's id: a short hash of what changes its results (``ham.run.identity``)."""
+    return identity_run_id(cfg, resolve_path(cfg.paths.cache_root, must_exist=False))
+
+
+def load_dataset_questions(cfg: DictConfig) -> tuple[list[Question], list[str]]:
+    if cfg.dataset.questions is None:
+        raise ValueError(f"dataset {cfg.dataset.name}: no questions file (dataset.questions=FILE); "
+                         "to ask one question use ham-ask")
+    questions, problems = instantiate(cfg.dataset.reader).read(resolve_path(cfg.dataset.questions))
+    if cfg.dataset.sample:
+        # a fixed random subset, as the paper samples 500 Recipe questions with seed 36
+        rng = random.Random(int(cfg.dataset.sample_seed))
+        keep = set(rng.sample(range(len(questions)), min(int(cfg.dataset.sample), len(questions))))
+        questions = [q for i, q in enumerate(questions) if i in keep]
+    if cfg.limit is not None:
+        questions = questions[: int(cfg.limit)]
+    return questions, problems
+
+
+def hydra_runtime(cfg: DictConfig) -> tuple[dict, list[str]]:
+    """The option chosen in each config group (the names used in tables) and the overrides that
+    made this run; empty when the config was composed without Hydra's runtime."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if "hydra" in cfg:
+        node = cfg.hydra
+    elif HydraConfig.initialized():
+        node = HydraConfig.get()
+    else:
+        return {}, []
+    choices = {k: v for k, v in node.runtime.choices.items() if not k.startswith(("hydra/", "schema/"))
+               and v is not None}
+    return dict(choices), list(node.overrides.task)
+
+
+def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] = build_pipeline) -> Path:
+    """Run one config end to end and return its output folder. ``build`` makes the pipeline
+    (tests pass their own components through it)."""
+    started = time.time()
+    rid = run_id(cfg)
+    out_root = resolve_path(cfg.paths.output_root, must_exist=False)
+    out_dir = out_root / "runs" / safe_name(cfg.name) / rid
+    out_dir.mkdir(parents=True, exist_ok=True)
+    choices, overrides = hydra_runtime(cfg)
+    questions, question_problems = load_dataset_questions(cfg)
+    redo = tuple(cfg.run.redo_failures)
+    if cfg.rerun:
+        _set_aside(out_dir)
+    elif is_finished(out_dir, len(questions), redo):
+        print(f"run {rid} already finished: {out_dir} (rerun=true answers every question again)", file=sys.stderr)
+        _record(choices, out_root, rid, out_dir, overrides, "finished")
+        return out_dir
+    resolved = redact(plain(cfg))
+    (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create({**resolved, "choices": choices})))
+    _record(choices, out_root, rid, out_dir, overrides, "running")
+    try:
+        _execute(cfg, build(cfg), rid, out_dir, questions, question_problems, choices, redo, started)
+    except BaseException as exc:
+        _record(choices, out_root, rid, out_dir, overrides, "failed", error=f"{exc.__class__.__name__}: {exc}")
+        raise
+    _record(choices, out_root, rid, out_dir, overrides, "finished")
+    return out_dir
+
+
+def _set_aside(out_dir: Path) -> None:
+    old = out_dir / "predictions.jsonl"
+    if old.exists():
+        kept = out_dir / f"predictions.{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+        old.replace(kept)
+        log.info("rerun: previous predictions kept as %s", kept)
+    (out_dir / "metrics.json").unlink(missing_ok=True)
+
+
+def _record(choices: dict, out_root: Path, rid: str, out_dir: Path, overrides: list[str], status: str,
+            **extra) -> None:
+    if choices.get("grid"):
+        grid.record(out_root, choices["grid"], rid, out_dir, overrides, status, **extra)
+
+
+def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, questions: list[Question],
+             question_problems: list[str], choices: dict, redo: tuple[str, ...], started: float) -> None:
+    corpus, info = pipeline.corpus, pipeline.info
+    if corpus is not None:
+        print(corpus.report["summary"].rstrip(), file=sys.stderr)
+    encoder = getattr(pipeline.retriever, "encoder", None)
+    run_info = {"run_id": rid, "name": cfg.name, "grid": choices.get("grid"), "choices": choices,
+                "identity": identity(cfg, resolve_path(cfg.paths.cache_root, must_exist=False)),
+                "corpus_root": str(corpus.root) if corpus is not None else None,
+                "corpus_hash": corpus.content_hash if corpus is not None else None, "index": info,
+                "slurm": grid.slurm_ids(), "encoder": getattr(encoder, "model_id", None),
+                "generator": pipeline.generator.model_id, "git": git_state(), "versions": package_versions(),
+                "question_problems": question_problems,
+                "ingest": {k: v for k, v in corpus.report.items() if k != "summary"} if corpus is not None else {}}
+    (out_dir / "run.json").write_text(json.dumps(run_info, indent=2))
+    rows = answer_all(questions, out_dir / "predictions.jsonl", pipeline, desc=f"{cfg.name}/{rid}",
+                      progress=cfg.progress, redo_failures=redo)
+    metrics = {"run_id": rid, **pipeline.evaluator.summary(rows), "index": info,
+               "si_fallback_images": info.get("si_fallback_images", 0),
+               "summary_failures": info.get("summary_failures", 0),
+               "description_failures": info.get("description_failures", 0),
+               "cost": cost_summary(rows, cfg.cost, getattr(pipeline.generator, "pricing", None)),
+               "seconds": round(time.time() - started, 2)}
+    (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))

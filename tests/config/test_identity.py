@@ -1,0 +1,78 @@
+"""Run identity: every key of every option is classified on purpose; locations and non-semantic
+keys never change the id; anything that changes results does."""
+import shutil
+
+import pytest
+from omegaconf import OmegaConf
+
+from ham.conf import CONF_DIR, compose
+from ham.run.identity import classify, flatten, identity, model_identity, run_id
+
+REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
+            "mramg": ["dataset.path=/data/mramg"]}
+GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("local", "hydra", "__pycache__"))
+OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF_DIR / g).glob("*.yaml"))]
+
+
+def _keys(cfg) -> set[str]:
+    return set(flatten(OmegaConf.to_container(cfg, resolve=False)))
+
+
+def test_every_key_of_every_option_is_in_exactly_one_identity_class():
+    keys: set[str] = set()
+    for group, option in OPTIONS:
+        keys |= _keys(compose([f"{group}={option}"] + REQUIRED.get(option, []), return_hydra_config=False))
+    problems = {k: classify(k) for k in sorted(keys) if len(classify(k)) != 1}
+    assert not problems, ("classify each key on purpose in ham/run/identity.py (none = unclassified, "
+                          f"several = ambiguous): {problems}")
+
+
+def test_a_key_nobody_classified_is_hashed_not_dropped():
+    base = run_id(compose([], return_hydra_config=False))
+    assert run_id(compose(["+site.flavour=a"], return_hydra_config=False)) != base
+
+
+def _id(*overrides):
+    return run_id(compose(list(overrides), return_hydra_config=False))
+
+
+def test_locations_and_non_semantic_keys_keep_the_id():
+    assert _id("paths.output_root=/elsewhere", "progress=false", "name=renamed") == _id()
+    # generator=hf interpolates paths.cache_root into generator.cache_root: not hashed
+    assert _id("generator=hf", "paths.output_root=/elsewhere", "generator.batch_size=2", "generator.device=cuda") \
+        == _id("generator=hf")
+    assert _id("summariser=openai", "summariser.batch_size=7", "summariser.concurrency=2") == _id("summariser=openai")
+    assert _id("describer=openai", "describer.max_retries=1", "describer.timeout=5") == _id("describer=openai")
+    assert _id("judge=openai", "judge.client.api_key_env=MY_KEY", "judge.client.base_url=http://h/v1") == \
+        _id("judge=openai")
+
+
+@pytest.mark.parametrize("change", [
+    ["generator=hf", "generator.model=/models/A"], ["summariser=openai"], ["describer=none"], ["index=hnsw"],
+    ["metrics.names=[ir,image_f1]"], ["retrieval.k_t=5"], ["image_repr=li"], ["judge=openai"],
+    ["judge=openai", "judge.client.model=other"], ["generator=openai", "generator.stream=true"], ["limit=3"]])
+def test_what_changes_results_changes_the_id(change):
+    base = _id("generator=hf", "generator.model=/models/B") if change[0] == "generator=hf" else _id()
+    assert _id(*change) != base
+
+
+def test_moving_the_data_folder_or_a_model_folder_keeps_the_id(tmp_path):
+    demo = OmegaConf.to_container(compose([], return_hydra_config=False), resolve=True)["dataset"]
+    ids = set()
+    for where in ("one", "two/deeper"):
+        corpus = tmp_path / where / "corpus"
+        shutil.copytree(demo["path"], corpus)
+        questions = tmp_path / where / "q.jsonl"
+        shutil.copy(demo["questions"], questions)
+        ids.add(_id("dataset=custom", f"dataset.path={corpus}", f"dataset.questions={questions}"))
+    assert len(ids) == 1
+    for where in ("m1", "m2"):
+        (tmp_path / where / "tiny-model").mkdir(parents=True)
+        (tmp_path / where / "tiny-model" / "config.json").write_text("{}")
+    assert model_identity(str(tmp_path / "m1" / "tiny-model")) == model_identity(str(tmp_path / "m2" / "tiny-model"))
+    assert model_identity("Qwen/Qwen2.5-7B-Instruct") == "Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_identity_records_content_hashes_not_paths():
+    record = identity(compose([], return_hydra_config=False))
+    assert "dataset.path" in record and "/" not in record["dataset.path"] and "paths.output_root" not in record
