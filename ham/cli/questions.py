@@ -95,6 +95,16 @@ def questions_parser() -> argparse.ArgumentParser:
 
 
 def questions_main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:          # ``ham-questions ... | head``
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: list[str] | None) -> int:
     args = questions_parser().parse_args(argv)
     out = sys.stdout
     if not args.file.is_file():
