@@ -11,12 +11,13 @@ import logging
 from pathlib import Path
 
 from ham.document import Document
-from ham.ingest import html, markdown, mineru, mramg
+from ham.ingest import html, markdown, mineru, mmdocir, mramg, topograph
 from ham.ingest.report import IngestReport
 
 log = logging.getLogger("ham.ingest")
 
-FORMATS = {"mramg": mramg, "mineru": mineru, "html": html, "markdown": markdown}
+FORMATS = {"mramg": mramg, "mineru": mineru, "html": html, "markdown": markdown,
+           "mmdocir": mmdocir, "topograph": topograph}
 
 
 def corpus_files(root: Path) -> list[Path]:
