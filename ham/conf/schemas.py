@@ -83,6 +83,7 @@ class HFSummariser:
     batch_size: int = _min(8, 1)
     device: Optional[str] = None
     max_prompt_tokens: int = _min(2048, 1)
+    cache_root: str = "outputs/cache"
 
 
 @dataclass
@@ -117,6 +118,7 @@ class HFDescriber:
     batch_size: int = _min(4, 1)
     device: Optional[str] = None
     max_side: int = _min(896, 16)
+    max_prompt_tokens: int = _min(8192, 1)
 
 
 @dataclass

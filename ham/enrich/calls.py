@@ -53,6 +53,26 @@ class CallStats:
         return asdict(self)
 
 
+def chat_many(client, conversations: Sequence[list[dict]]) -> list[CallResult]:
+    """One chat call per conversation through a ``ham.backends.chat.ChatClient`` (it bounds
+    concurrency); errors become results."""
+    return [CallResult(r.text, r.error) for r in client.chat_many(list(conversations))]
+
+
+def local_calls(generator, prompts: Sequence[object]) -> list[CallResult]:
+    """One local generation per prompt (``ham.generate.hf``), batched by the generator; running
+    out of device memory fails the batch's items (they fall back), any other error is raised."""
+    from ham.index.encoders import is_out_of_memory
+
+    try:
+        generations = generator.generate_batch(list(prompts))
+    except RuntimeError as exc:
+        if not is_out_of_memory(exc):
+            raise
+        return [CallResult(None, f"generation_error: out of memory: {exc}") for _ in prompts]
+    return [CallResult(g.text, g.error) for g in generations]
+
+
 def request_key(backend: Backend, request: Request) -> str:
     return key_of({"model": backend.model_id, "prompt": backend.prompt_version, **request.key_fields})
 

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ham.backends.local import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
 from ham.cache import KeyedStore
-from ham.enrich.calls import CallResult, CallStats, Request, run_cached
+from ham.enrich.calls import CallResult, CallStats, Request, chat_many, local_calls, run_cached
 from ham.backends.chat import ChatClient
 from ham.paths import resolve_path
 from ham.text import words
@@ -144,46 +143,53 @@ class ChatDescriber:
         return results
 
 
+@dataclass
+class _LoadedImage:
+    image: object            # a PIL image, already downscaled
+
+    def load(self):
+        return self.image
+
+
+@dataclass
+class _VisionPrompt:
+    """An image and its question as ``ham.generate.hf_vision`` reads a prompt."""
+
+    image: _LoadedImage
+    text: str
+    images: tuple = ()
+
+    def parts(self) -> list[tuple[str, object]]:
+        return [("image", self.image), ("text", self.text)]
+
+
 class HFDescriber:
-    """A local transformers VLM (folder or HF cache) through AutoProcessor, greedy, batched."""
+    """A local transformers VLM (folder or HF cache) through ``ham.generate.hf_vision``: greedy,
+    batched, the image downscaled to ``max_side``."""
 
     def __init__(self, model: str, max_words: int = 80, max_new_tokens: int = 160, batch_size: int = 4,
-                 device: str | None = None, max_side: int = 896) -> None:
-        from transformers import AutoModelForImageTextToText, AutoProcessor
+                 device: str | None = None, max_side: int = 896, max_prompt_tokens: int = 8192) -> None:
+        from ham.generate.hf_vision import HFVisionGenerator
 
-        source = model_source(model)
-        self.device = torch_device(device)
-        self.processor = AutoProcessor.from_pretrained(source, local_files_only=True)
-        self.processor.tokenizer.padding_side = "left"
-        self.model = AutoModelForImageTextToText.from_pretrained(
-            source, local_files_only=True, torch_dtype=torch_dtype(self.device)).to(self.device).eval()
+        self.generator = HFVisionGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0, device=device,
+                                           batch_size=batch_size, max_prompt_tokens=max_prompt_tokens)
         self.model_id = f"hf:{model}"
         self.prompt_version = f"{PROMPT_VERSION}:{max_side}px"
-        self.max_words, self.max_new_tokens, self.batch_size, self.max_side = max_words, max_new_tokens, batch_size, max_side
+        self.max_words, self.batch_size, self.max_side = max_words, batch_size, max_side
 
     def run(self, payloads: Sequence[ImageInput]) -> list[CallResult]:
         results: list[CallResult | None] = [None] * len(payloads)
-        images, prompts, slots = [], [], []
+        prompts, slots = [], []
         for i, p in enumerate(payloads):
             try:
-                images.append(read_image(p.file, self.max_side)[0])
+                image = read_image(p.file, self.max_side)[0]
             except CorruptImage as exc:
                 results[i] = CallResult(None, f"corrupt_image: {exc}")
                 continue
-            prompts.append(chat_prompt(self.processor, [{"type": "image"}, {"type": "text", "text": p.prompt}], p.prompt))
+            prompts.append(_VisionPrompt(_LoadedImage(image), p.prompt))
             slots.append(i)
-        if slots:
-            try:
-                inputs = self.processor(text=prompts, images=images, padding=True, return_tensors="pt")
-                inputs["pixel_values"] = inputs["pixel_values"].to(torch_dtype(self.device))
-                texts = generate_new_text(self.model, self.processor.tokenizer, dict(inputs), self.max_new_tokens)
-            except (RuntimeError, ValueError) as exc:  # out of memory, a processor mismatch...
-                texts = [None] * len(slots)
-                for i in slots:
-                    results[i] = CallResult(None, f"generation_error: {exc}")
-            for i, text in zip(slots, texts):
-                if text is not None:
-                    results[i] = CallResult(text)
+        for i, result in zip(slots, local_calls(self.generator, prompts)):
+            results[i] = result
         return results
 
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Iterable, Sequence
 
-from ham.backends.local import chat_many, chat_prompt, generate_new_text, model_source, torch_device, torch_dtype
 from ham.cache import KeyedStore
-from ham.enrich.calls import CallResult, CallStats, Request, run_cached
+from ham.enrich.calls import CallResult, CallStats, Request, chat_many, local_calls, run_cached
 from ham.backends.chat import ChatClient
 from ham.document import Document, Node
 from ham.text import split_sentences
@@ -114,35 +114,24 @@ class ChatSummariser:
 
 
 class HFSummariser:
-    """A local transformers causal LM (folder or HF cache), greedy, left-padded batches."""
+    """A local transformers causal LM (folder or HF cache) through ``ham.generate.hf.HFGenerator``:
+    greedy, left-padded batches, the model's chat template. A section whose prompt exceeds
+    ``max_prompt_tokens`` fails and falls back to the lead summary (counted)."""
 
     prompt_version = PROMPT_VERSION
 
     def __init__(self, model: str, max_words: int = 60, max_new_tokens: int = 96, batch_size: int = 8,
-                 device: str | None = None, max_prompt_tokens: int = 2048) -> None:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+                 device: str | None = None, max_prompt_tokens: int = 2048, cache_root: str = "outputs/cache") -> None:
+        from ham.generate.hf import HFGenerator
 
-        source = model_source(model)
-        self.device = torch_device(device)
-        self.tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
-        self.tokenizer.padding_side = "left"
-        if self.tokenizer.pad_token is None:
-            self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = AutoModelForCausalLM.from_pretrained(source, local_files_only=True,
-                                                          torch_dtype=torch_dtype(self.device)).to(self.device).eval()
+        self.generator = HFGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0,
+                                     max_prompt_tokens=max_prompt_tokens, device=device, batch_size=batch_size,
+                                     cache_root=cache_root)
         self.model_id = f"hf:{model}"
-        self.max_words, self.max_new_tokens, self.batch_size = max_words, max_new_tokens, batch_size
-        self.max_prompt_tokens = max_prompt_tokens
+        self.max_words, self.batch_size = max_words, batch_size
 
     def run(self, payloads: Sequence[SectionInput]) -> list[CallResult]:
-        prompts = [chat_prompt(self.tokenizer, p.prompt(self.max_words), p.prompt(self.max_words)) for p in payloads]
-        try:
-            inputs = self.tokenizer(prompts, return_tensors="pt", padding=True, truncation=True,
-                                    max_length=self.max_prompt_tokens, add_special_tokens=False)
-            texts = generate_new_text(self.model, self.tokenizer, dict(inputs), self.max_new_tokens)
-        except RuntimeError as exc:  # e.g. out of memory: every item of the batch falls back
-            return [CallResult(None, f"generation_error: {exc}") for _ in payloads]
-        return [CallResult(t) for t in texts]
+        return local_calls(self.generator, [SimpleNamespace(text=p.prompt(self.max_words)) for p in payloads])
 
 
 @dataclass

@@ -21,9 +21,10 @@ import logging
 import time
 from pathlib import Path
 
-from ham.backends.local import folder_revision, model_source, torch_device, torch_dtype
+from ham.backends.local import folder_revision, load_causal_lm, model_source, torch_device, torch_dtype
 from ham.cache import FolderCache
 from ham.generate.base import Generation, Generator
+from ham.methods.base import UnreadableImage
 
 log = logging.getLogger("ham.generate")
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -62,20 +63,14 @@ class HFGenerator(Generator):
                  max_prompt_tokens: int = 6000, device: str | None = None, dtype: str | None = None,
                  cache_root: str = "outputs/cache", batch_size: int = 8, truncation_is_failure: bool = False,
                  pricing: str | None = None) -> None:
-        import torch
-
         path = converted_smollm2(Path(cache_root)) if model == "smollm2" else model_source(model)
         self.model_id = ("SmolLM2-135M-Instruct(Q4_1 gguf)" if model == "smollm2"
                          else f"hf:{Path(path).name}@{folder_revision(Path(path))}")
         self.device = torch_device(device)
-        self.dtype = getattr(torch, dtype) if dtype else torch_dtype(self.device)
+        self.dtype = torch_dtype(self.device, dtype)
         self.max_new_tokens, self.temperature, self.max_prompt_tokens = max_new_tokens, temperature, max_prompt_tokens
         self.batch_size, self.truncation_is_failure, self.pricing = batch_size, truncation_is_failure, pricing
         self._load(path)
-        self.tokenizer.padding_side = "left"
-        if self.tokenizer.pad_token_id is None:
-            self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model.eval()
         accepted = inspect.signature(self.model.forward).parameters
         self._drop = [] if "token_type_ids" in accepted else ["token_type_ids"]  # 4.x llama rejects it
         eos = self.model.generation_config.eos_token_id
@@ -83,12 +78,7 @@ class HFGenerator(Generator):
         self._eos = set(eos if isinstance(eos, list) else [eos])
 
     def _load(self, path: str) -> None:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=self.dtype).to(self.device)
-        if not self.tokenizer.chat_template:
-            log.warning("%s has no chat template: prompts are sent as plain text", path)
+        self.tokenizer, self.model = load_causal_lm(path, self.device, self.dtype)
 
     def settings(self) -> dict:
         return {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
@@ -114,9 +104,7 @@ class HFGenerator(Generator):
             try:
                 rendered = self._render(prompt)
                 n_tokens = int(self._encode([prompt], [rendered])["attention_mask"].sum())
-            except ValueError:
-                raise
-            except Exception as exc:  # an unreadable image and the like: this prompt fails, not the run
+            except (UnreadableImage, OSError) as exc:  # this prompt fails, not the run
                 results[i] = Generation(None, self.model_id, error=f"bad_input: {exc}")
                 continue
             if n_tokens > self.max_prompt_tokens:

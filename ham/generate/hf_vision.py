@@ -8,6 +8,7 @@ video processor that does (a clear error says so). An unreadable image fails its
 """
 from __future__ import annotations
 
+from ham.backends.local import load_vision_lm
 from ham.generate.hf import HFGenerator
 
 
@@ -16,16 +17,8 @@ class HFVisionGenerator(HFGenerator):
         super().__init__(model, max_new_tokens=max_new_tokens, **kwargs)
 
     def _load(self, path: str) -> None:
-        from transformers import AutoModelForImageTextToText, AutoProcessor
-
-        try:
-            self.processor = AutoProcessor.from_pretrained(path, use_fast=False)
-        except ImportError as exc:   # e.g. Qwen2-VL's video processor imports torchvision
-            raise ImportError(f"the processor of {path} needs a package that is missing ({exc}); for Qwen2/2.5-VL "
-                              "that is torchvision, in the build that matches the installed torch (GPU "
-                              "machines: pip install torchvision with the same CUDA tag as torch)") from exc
+        self.processor, self.model = load_vision_lm(path, self.device, self.dtype)
         self.tokenizer = self.processor.tokenizer
-        self.model = AutoModelForImageTextToText.from_pretrained(path, dtype=self.dtype).to(self.device)
 
     def _render(self, prompt) -> str:
         parts = prompt.parts() if hasattr(prompt, "parts") else [("text", prompt.text)]

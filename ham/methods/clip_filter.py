@@ -26,9 +26,9 @@ class ClipImageFilter:
 
         path = model_source(model)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.model = CLIPModel.from_pretrained(path).to(self.device).eval()
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.image_processor = CLIPImageProcessor.from_pretrained(path)
+        self.model = CLIPModel.from_pretrained(path, local_files_only=True).to(self.device).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self.image_processor = CLIPImageProcessor.from_pretrained(path, local_files_only=True)
         self.batch_size = batch_size
         self.max_text_tokens = int(self.model.config.text_config.max_position_embeddings)
         self.model_id = f"clip:{Path(path).name}@{folder_revision(Path(path))}"

@@ -47,7 +47,7 @@ HASH = [
     "summariser._target_", "summariser.sentences", "summariser.max_words", "summariser.max_tokens",
     "summariser.max_new_tokens", "summariser.max_prompt_tokens", "summariser.temperature",
     "describer._target_", "describer.max_words", "describer.max_tokens", "describer.max_new_tokens",
-    "describer.max_side", "describer.temperature",
+    "describer.max_side", "describer.temperature", "describer.max_prompt_tokens",
     "encoder._target_", "encoder.max_length", "encoder.max_seq_length", "encoder.query_max_length",
     "encoder.use_fp16",
     "index._target_", "index.m", "index.ef_construction", "index.ef_search", "index.nlist", "index.nbits",
