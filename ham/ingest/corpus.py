@@ -13,7 +13,7 @@ from ham.ingest import ingest_corpus
 from ham.units import EvidenceUnit, build_corpus_units, read_jsonl, write_jsonl
 
 log = logging.getLogger("ham.ingest.corpus")
-INGEST_VERSION = "1"
+INGEST_VERSION = "2"  # 2: recovered levels, titles, furniture, tables with captions, icons
 
 
 @dataclass

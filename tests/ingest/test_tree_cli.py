@@ -8,8 +8,9 @@ def test_a_page_prints_the_manual_it_belongs_to(capsys):
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert lines[0] == "Part II. The Common Usage  [html: part.managing_personal.html]"
-    assert "      subsection: 5.5. Putting It All Together" in lines
-    assert "        subsection: 5.5.1. Opening Balances" in lines
+    assert "  section: Chapter 5. Checkbook" in lines  # the part page's heading is the title
+    assert "    subsection: 5.5. Putting It All Together" in lines
+    assert "      subsection: 5.5.1. Opening Balances" in lines
     assert any("[image] figures/cbook_checkexamp.png — Figure 5.3." in line for line in lines)
     assert "ingest: 1 documents" in err
 
