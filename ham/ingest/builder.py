@@ -231,16 +231,17 @@ class TreeBuilder:
 
 
 def build_document(doc_id: str, title: str, source: str, fmt: str, blocks, report=None, path=None,
-                   title_rule: str = "", fallback_title: str = "") -> Document:
+                   title_rule: str = "", fallback_title: str = "", authored: bool = True) -> Document:
     """A document from a finished block stream (formats that read a whole file at once). With a
     ``report``, the document-level passes of ``ham.ingest.structure`` run first (furniture, front
     matter, title detection when ``title`` is empty, levels, continued tables) and count what they
-    exclude against ``path``; ``fallback_title`` (the file stem) names a document without one."""
+    exclude against ``path``; ``fallback_title`` (the file stem) names a document without one;
+    ``authored=False`` says the heading levels come from a parser (MinerU, PDF), not an author."""
     blocks = list(blocks)
     if report is not None:
         from ham.ingest.structure import prepare
 
-        blocks, title, found = prepare(blocks, title, report, path if path is not None else source)
+        blocks, title, found = prepare(blocks, title, report, path if path is not None else source, authored)
         title_rule = title_rule or found
     if not title and fallback_title:
         title, title_rule = fallback_title, "title: no title heading found; the file name"

@@ -15,7 +15,8 @@ without styles) or none, levels are recovered, per heading, from the first evide
    the distinct sizes rank the depths (largest = 1).
 3. section vocabulary of papers and manuals ("Abstract", "Introduction", "Related Work", ...,
    "References"; "Safety", "Installation", "Operation", "Maintenance", "Troubleshooting", ...):
-   such a heading is top level.
+   such a heading is top level (in a numbered document only the names that are conventionally
+   top level, ``STRONG_TOP``: an unnumbered "Results" there belongs to the numbered section).
 4. context: any other unnumbered heading in a document that has numbered or vocabulary headings
    sits one level below the last of those (a ``\\paragraph``-style heading, or the subsections of an
    unnumbered "Related Work").
@@ -148,19 +149,37 @@ def vocabulary_of(title: str) -> str | None:
     return None
 
 
-def levels_informative(levels: list[int]) -> bool:
-    """A source's heading levels say something when they differ (or there are too few headings to
-    tell); MinerU's pipeline gives every heading level 1."""
+def levels_informative(levels: list[int], titles: list[str] | None = None, authored: bool = True) -> bool:
+    """Whether a source's heading levels say something. Levels that differ do. Equal levels (or
+    none) do not when they come from a parser (``authored=False``: MinerU's pipeline gives every
+    heading level 1, a PDF has none) and there are two headings or more; when an author chose
+    them (Markdown, HTML, DOCX styles) they do, unless the numbering nests where the levels do
+    not ("1" and "1.1" both ``#``)."""
     given = [lv for lv in levels if lv > 0]
     if len(given) < len(levels):
         return False if not given else len(set(given)) > 1
-    return len(set(given)) > 1 or len(given) < 3
+    if len(set(given)) > 1:
+        return True
+    if not authored:
+        return len(given) < 2
+    numbered = [numbering_of(t) for t in titles or []]
+    depths = {n.parts for n in numbered if n is not None and n.style in ("decimal", "alpha", "appendix")}
+    chapters = any(n is not None and n.style in ("chapter", "zh-chapter", "part") for n in numbered)
+    return not (len(depths) > 1 or (chapters and depths))
 
 
-FRONT_BACK_MATTER = {"abstract", "keywords", "index terms", "references", "bibliography",
-                     "acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment",
-                     "appendix", "appendices", "supplementary material", "摘要", "参考文献", "附录", "致谢",
-                     "glossary", "index", "revision history"}
+# names that are top level even in a numbered document (an unnumbered "Results" there is more
+# likely a run-in heading of a numbered section)
+STRONG_TOP = {"abstract", "keywords", "index terms", "introduction", "background", "related work", "related works",
+              "prior work", "conclusion", "conclusions", "conclusion and future work", "limitations",
+              "acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment", "references",
+              "bibliography", "appendix", "appendices", "supplementary material", "ethics statement",
+              "broader impact", "safety", "safety information", "safety instructions",
+              "important safety instructions", "installation", "operation", "operating instructions",
+              "maintenance", "care and maintenance", "troubleshooting", "specifications",
+              "technical specifications", "warranty", "glossary", "index", "revision history", "摘要", "引言",
+              "相关工作", "结论", "参考文献", "附录", "致谢", "安全", "安全须知", "安全说明", "安装", "维护",
+              "故障排除", "规格", "保修"}
 
 
 def _vocab_key(title: str) -> str:
@@ -239,7 +258,7 @@ class LevelResolver:
         n, size = self.numbered[i], self.sizes[i]
         vocab = vocabulary_of(title)
         key = _vocab_key(title)
-        top_vocab = vocab is not None and (not self.has_numbering or key in FRONT_BACK_MATTER)
+        top_vocab = vocab is not None and (not self.has_numbering or key in STRONG_TOP)
         if n is not None:
             depth, rule = self._numbered_depth(n)
             if size is not None:

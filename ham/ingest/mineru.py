@@ -357,7 +357,7 @@ def parse_file(path: Path, root: Path, report: IngestReport, files: set[Path]) -
     rel = report.rel(path)
     suffix = V2 if v2 else V1
     return build_document(doc_id_for(rel[: -len(suffix)] + ".json"), "", rel, "mineru", blocks,
-                          report=report, path=path, fallback_title=stem)
+                          report=report, path=path, fallback_title=stem, authored=False)
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:

@@ -230,7 +230,8 @@ def detect_title(blocks: list[Block], informative: bool) -> tuple[int | None, st
             note = f", skipping {', '.join(dict.fromkeys(skipped))}" if skipped else ""
             return i, f"title: the only level-1 heading{note}"
         return None, ""
-    first_page = next((b.page for _, b in heads if b.page is not None), None)
+    first_page = next((b.page for _, b in heads if b.page is not None and not is_toc_title(b.text)
+                       and not is_legal_line(b.text)), None)
     candidates = []
     for i, b in heads:
         text = " ".join(clean_text(b.text).split())
@@ -245,22 +246,25 @@ def detect_title(blocks: list[Block], informative: bool) -> tuple[int | None, st
         elif len(text.split()) > 30:
             skipped.append("a long heading")
         else:
-            candidates.append((i, b))
+            candidates.append((i, b, list(skipped)))
     if not candidates:
         return None, ""
-    note = f", skipping {', '.join(dict.fromkeys(skipped))}" if skipped else ""
-    sized = [(i, b) for i, b in candidates if b.font_size is not None]
+
+    def skipping(before: list[str]) -> str:
+        return f", skipping {', '.join(dict.fromkeys(before))}" if before else ""
+
+    sized = [c for c in candidates if c[1].font_size is not None]
     if len(sized) > 1:
-        i, b = max(sized, key=lambda ib: (ib[1].font_size, -ib[0]))
-        return i, f"title: the largest heading on the first page ({b.font_size:g}pt){note}"
-    i, b = candidates[0]
+        i, b, before = max(sized, key=lambda c: (c[1].font_size, -c[0]))
+        return i, f"title: the largest heading on the first page ({b.font_size:g}pt){skipping(before)}"
+    i, b, before = candidates[0]
     where = "on the first page" if first_page is not None else "of the document"
-    return i, f"title: the first heading {where}{note}"
+    return i, f"title: the first heading {where}{skipping(before)}"
 
 
-def resolve_levels(blocks: list[Block]) -> list[Block]:
+def resolve_levels(blocks: list[Block], authored: bool = True) -> list[Block]:
     heads = [b for b in blocks if b.kind == "heading" and not is_step_title(b.text)]
-    if levels_informative([b.level for b in heads]):
+    if levels_informative([b.level for b in heads], [b.text for b in heads], authored):
         return blocks
     resolver = LevelResolver([(b.text, b.font_size) for b in heads])
     out = []
@@ -272,14 +276,16 @@ def resolve_levels(blocks: list[Block]) -> list[Block]:
     return out
 
 
-def prepare(blocks: list[Block], title: str, report, path: Path | str) -> tuple[list[Block], str, str]:
-    """The passes of the module docstring: (blocks, title, how the title was found)."""
+def prepare(blocks: list[Block], title: str, report, path: Path | str,
+            authored: bool = True) -> tuple[list[Block], str, str]:
+    """The passes of the module docstring: (blocks, title, how the title was found). ``authored``:
+    the heading levels were chosen by the author (Markdown, HTML, DOCX), not by a parser."""
     blocks = remove_furniture(blocks, report, path)
     blocks = remove_front_matter(blocks, report, path, title)
     blocks = join_tables(blocks, report, path)
     rule = ""
     heads = [b for b in blocks if b.kind == "heading" and not is_step_title(b.text)]
-    informative = levels_informative([b.level for b in heads])
+    informative = levels_informative([b.level for b in heads], [b.text for b in heads], authored)
     if not title:
         at, rule = detect_title(blocks, informative)
         if at is not None:
@@ -287,5 +293,5 @@ def prepare(blocks: list[Block], title: str, report, path: Path | str) -> tuple[
             blocks = blocks[:at] + blocks[at + 1:]
     else:
         rule = "title: given by the source"
-    blocks = resolve_levels(blocks)
+    blocks = resolve_levels(blocks, authored)
     return blocks, title, rule
