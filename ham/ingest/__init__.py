@@ -11,12 +11,12 @@ import logging
 from pathlib import Path
 
 from ham.document import Document
-from ham.ingest import docx, html, markdown, mineru, mramg, pdf
+from ham.ingest import docling, docx, html, markdown, mineru, mramg, pdf
 from ham.ingest.report import IngestReport
 
 log = logging.getLogger("ham.ingest")
 
-FORMATS = {"mramg": mramg, "mineru": mineru, "html": html, "markdown": markdown, "pdf": pdf,
+FORMATS = {"mramg": mramg, "mineru": mineru, "docling": docling, "html": html, "markdown": markdown, "pdf": pdf,
            "docx": docx}
 
 
