@@ -39,7 +39,9 @@ put quit read reboot record redo refresh release reload remove rename reopen rep
 resize restart restore retry return right-click rotate route run save scroll search select send set
 setup share shift show shut sign snap sort specify split start stop submit swap switch tap tick
 toggle turn type uncheck undo uninstall unlock unplug update upgrade upload use verify view visit
-wait wire write zoom
+wait wire write zoom ensure perform issue take retrieve register keep avoid try consider omit
+initialize initialise reindex vacuum analyze dump grant revoke alter drop insert commit rollback
+recompile reinstall uncomment comment configure archive mount wrap prepare determine identify
 """.split())
 _LEAD_IN = re.compile(
     r"(follow(?:ing)? (?:these|the|this) (?:steps|procedure|instructions)|(?:the )?following steps|"

@@ -22,8 +22,9 @@ Icons and images in tables
 
 Skipped, and counted as front matter
     Page tables of contents (DocBook ``div.toc``, Asciidoctor ``div#toc``; where they sat is
-    noted for the page tree), the author/revision line of an Asciidoctor header; credits are left
-    out by ``ham.ingest.structure.remove_front_matter``. Also skipped: prev/next/up/home icons and
+    noted for the page tree), the author/revision line of an Asciidoctor header, DocBook title-page
+    credits (``corpauthor``, ``author``, ``copyright``, ``pubdate``, ``legalnotice``, ...); other
+    credits are left out by ``ham.ingest.structure.remove_front_matter``. Also skipped: prev/next/up/home icons and
     admonition icons (an ``img`` in a note/tip/warning/caution/important box named after the box
     or alone in its cell). The admonition's label ("Tip") prefixes its first paragraph.
 """
@@ -51,6 +52,8 @@ _BLOCK_TAGS = {"html", "body", "p", "div", "section", "article", "main", "aside"
                "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "td", "th",
                "figure", "figcaption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center",
                "details", "summary", "caption", "address", "fieldset", "header", "hgroup", "title"}
+_CREDIT_CLASSES = {"corpauthor", "author", "authorgroup", "editor", "othercredit", "copyright", "pubdate",
+                   "releaseinfo", "legalnotice", "revhistory"}
 _IMAGE_MARK = re.compile(r"\[image(?:: [^\]]*)?\]")
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
@@ -160,8 +163,10 @@ class ContentWalker:
         if tag in ("div", "dl", "nav") and (cls & _PAGE_TOC_CLASSES or node.attributes.get("id") == "toc"):
             self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
             self.report.exclude(self.page, "table of contents", 1)
-        elif tag == "div" and "details" in cls and node.parent is not None and node.parent.attributes.get("id") == "header":
-            self.report.exclude(self.page, "front matter (copyright, credits)", 1)  # Asciidoctor author/revision
+        elif (tag == "div" and "details" in cls and node.parent is not None
+              and node.parent.attributes.get("id") == "header") or cls & _CREDIT_CLASSES:
+            # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice
+            self.report.exclude(self.page, "front matter (copyright, credits)", 1)
         elif tag in _HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]))
         elif tag == "dt":
