@@ -266,6 +266,11 @@ class LevelResolver:
         elif size is not None and size in self.size_depth:
             depth = self.size_depth[size]
             rule = f"font size {size:g}pt, as numbered headings of depth {depth}"
+        elif size is not None and self.ranked and any(s > size for s in self.size_depth):
+            ref = min(s for s in self.size_depth if s > size)
+            depth = self.size_depth[ref] + self.ranked.index(size) - self.ranked.index(ref)
+            rule = (f"font size {size:g}pt: {self.ranked.index(size) - self.ranked.index(ref)} size(s) below "
+                    f"the {ref:g}pt headings of depth {self.size_depth[ref]}")
         elif size is not None and self.ranked and not self.size_depth and not top_vocab:
             depth = self.ranked.index(size) + 1
             rule = f"font size {size:g}pt: rank {depth} of {len(self.ranked)} heading sizes"

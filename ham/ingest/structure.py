@@ -5,8 +5,10 @@ In order:
 1. **Page furniture.** Blocks the source marks as page header, footer, page number or discarded
    are left out and counted by kind. In sources with pages, lines that repeat at the top or bottom
    of the pages (digits ignored: running headers, "Page 3 of 20", "第 3 页 共 20 页",
-   confidentiality footers) on at least 3 pages and 40% of them, and page-number lines at a page
-   edge, are left out too ("running header/footer", "page number").
+   confidentiality footers) on at least 3 pages and 40% of them, page-number lines at a page edge,
+   and a line at the very top or bottom of a page that repeats a heading of the document without
+   its number (a chapter title as running header) are left out too ("running header/footer",
+   "page number").
 2. **Front matter.** A table of contents (a "Contents" / "目录" heading and the entries after it,
    or blocks of dot-leader lines "Introduction ........ 3") and the credits of a preamble (a
    "Copyright" / "Contributors" / "Feedback" / "Legal notice" label and what follows it up to the
@@ -113,6 +115,16 @@ def remove_furniture(blocks: list[Block], report, path) -> list[Block]:
         if len(on_pages) >= need:
             for i in where[key]:
                 drop[i] = "running header/footer"
+    # a line at the very top or bottom of a page repeating a heading of the document (the chapter
+    # title as running header), without its numbering
+    heads = {normalise_ws(re.sub(r"^\S+\s+\S+\s+" if re.match(r"^(chapter|part|appendix)\b", b.text, re.I)
+                                 else r"^[\d.]+\s+", "", clean_text(b.text)))
+             for b in blocks if b.kind == "heading" and b.text.strip()}
+    for i, b in enumerate(blocks):
+        if i in drop or b.kind != "text" or b.bbox is None or len(b.bbox) != 4 or not (b.bbox[1] < 60 or b.bbox[3] > 940):
+            continue
+        if len(b.text.split()) <= 8 and normalise_ws(b.text) in heads:
+            drop[i] = "running header/footer"
     for what, n in Counter(drop.values()).items():
         report.exclude(path, what, n)
     return [b for i, b in enumerate(blocks) if i not in drop]
@@ -232,6 +244,14 @@ def detect_title(blocks: list[Block], informative: bool) -> tuple[int | None, st
         return None, ""
     first_page = next((b.page for _, b in heads if b.page is not None and not is_toc_title(b.text)
                        and not is_legal_line(b.text)), None)
+    sizes = [b.font_size for _, b in heads if b.font_size is not None]
+    top = [(i, b) for i, b in heads if b.font_size is not None and b.font_size == max(sizes, default=None)
+           and (first_page is None or b.page == first_page) and plain(" ".join(clean_text(b.text).split()))]
+    if len(top) == 1 and sizes.count(top[0][1].font_size) == 1 and not is_step_title(top[0][1].text):
+        # one heading set larger than every other: the title, even when numbered ("Chapter 6. ...")
+        i, b = top[0]
+        return i, f"title: the largest heading of the document ({b.font_size:g}pt), on its first page"
+    skipped.clear()
     candidates = []
     for i, b in heads:
         text = " ".join(clean_text(b.text).split())

@@ -51,7 +51,7 @@ def test_why_shows_the_rule_behind_each_level(capsys):
     out, _ = capsys.readouterr()
     assert "  section: 1 Introduction  [numbering 1 -> depth 1]" in out
     assert "    subsection: Graph-based RAG  [font size 10.9pt, as numbered headings of depth 2]" in out
-    assert "(title: the first heading on the first page" in out.splitlines()[0]
+    assert "(title: the largest heading of the document (17.2pt)" in out.splitlines()[0]
 
 
 def test_reconstruct_writes_markdown_that_ingests_back_to_the_same_tree(tmp_path, capsys):
