@@ -163,8 +163,11 @@ def test_a_list_that_is_not_a_content_list_names_what_was_expected(tmp_path):
 def test_unsupported_files_are_named_in_the_summary(tmp_path):
     (tmp_path / "a.md").write_text("# A\n\ntext\n")
     (tmp_path / "notes.rtf").write_text("{\\rtf1 hello}")
+    (tmp_path / "data.xyz").write_text("?")
     _, report = ingest_corpus(tmp_path)
-    assert "left alone): 1 file(s): notes.rtf" in report.summary()
+    assert "left alone): 1 file(s): data.xyz" in report.summary()
+    (problem,) = report.problems  # a known document format ham does not read says what to do
+    assert problem.file == "notes.rtf" and "convert it to PDF or DOCX" in problem.problem
 
 
 @pytest.mark.parametrize("name", ["paper", "datasheet", "manual_v2", "oldpdf", "mineru3"])
