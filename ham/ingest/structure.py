@@ -148,7 +148,7 @@ def remove_front_matter(blocks: list[Block], report, path, title: str = "") -> l
                 n_toc += 1
                 continue
             in_toc = in_credits = False
-            if normalise_ws(text) in _FRONT_LABELS and not same_title(text, title):
+            if normalise_ws(text) in _FRONT_LABELS and not same_title(text, title) and headings_seen == 0:
                 in_credits = True
                 n_credit += 1
                 continue
