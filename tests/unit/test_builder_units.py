@@ -136,3 +136,19 @@ def test_a_top_heading_equal_to_the_title_is_not_a_section():
     intro = doc.root.children[0]
     assert (intro.kind, intro.title) == ("section", "1. Introduction")
     assert intro.children[0].kind == "subsection"
+
+
+def test_a_table_continued_on_the_next_page_is_joined_into_one_unit():
+    from ham.ingest.builder import build_document
+    from ham.ingest.report import IngestReport
+
+    report = IngestReport(root=__import__("pathlib").Path("."))
+    blocks = [Block("heading", "1 Specs", level=1, page=0),
+              Block("table", "Item | Value\nCapacity | 2600 mAh", caption="Table 1: Cell data", page=0),
+              Block("table", "Item | Value\nVoltage | 3.6 V", page=1),     # header row repeated
+              Block("table", "A | B\nx | y", caption="Table 2: Other", page=1)]
+    doc = build_document("d", "Doc", "d.json", "mineru", blocks, report=report, path="d.json", authored=False)
+    tables = [n.text for n in doc.leaves() if n.kind == "table"]
+    assert tables == ["Table 1: Cell data\nItem | Value\nCapacity | 2600 mAh\nVoltage | 3.6 V",
+                      "Table 2: Other\nA | B\nx | y"]
+    assert report.excluded_totals()["table continued across pages (joined into one unit)"] == 1
