@@ -39,6 +39,9 @@ class Node:
     page: int | None = None
     caption_of: str | None = None
     meta: dict = field(default_factory=dict)
+    index: int | None = None
+    label: str = ""
+    rule: str = ""
     children: list["Node"] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -103,26 +106,33 @@ class Document:
                    format=data["format"], root=Node.from_dict(data["root"]))
 
 
-def render_tree(doc: Document, width: int = 80) -> str:
-    """A human-readable outline: headings indented by depth, each image under its heading path."""
-    lines = [f"{doc.title}  [{doc.format}: {doc.source}]"]
+def render_tree(doc: Document, width: int = 80, why: bool = False) -> str:
+    """A human-readable outline: headings indented by depth, each image under its heading path.
+    With ``why``, each heading also says which rule placed it, and each leaf its page."""
+    lines = [f"{doc.title}  [{doc.format}: {doc.source}]" + (f"  ({doc.root.rule})" if why and doc.root.rule else "")]
 
     def short(text: str) -> str:
         text = " ".join(text.split())
         return text if len(text) <= width else text[: width - 1] + "…"
+
+    def where(node: Node) -> str:
+        if not why or node.page is None:
+            return ""
+        return f"  (page {node.page + 1})"
 
     def visit(node: Node, depth: int) -> None:
         pad = "  " * depth
         if node.kind == "image":
             label = node.caption or node.alt
             status = "" if node.image_path else "  (file unusable)"
-            lines.append(f"{pad}[image] {node.image}{status}" + (f" — {short(label)}" if label else ""))
+            lines.append(f"{pad}[image] {node.image}{status}" + (f" — {short(label)}" if label else "") + where(node))
         elif node.kind == "table":
-            lines.append(f"{pad}[table] {short(node.text)}")
+            lines.append(f"{pad}[table] {short(node.text)}" + where(node))
         elif node.kind == "text":
-            lines.append(f"{pad}· {short(node.text)}")
+            lines.append(f"{pad}· {short(node.text)}" + where(node))
         else:
-            lines.append(f"{pad}{node.kind}: {short(node.title)}")
+            reason = f"  [{node.rule}]" if why and node.rule else ""
+            lines.append(f"{pad}{node.kind}: {short(node.title)}{reason}")
         for child in node.children:
             visit(child, depth + 1)
 

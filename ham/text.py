@@ -7,7 +7,13 @@ and a capital letter, a digit or an opening quote or bracket, except after a bar
 stops ``。！？``.
 
 Tokens: bm25s's rule (lower-cased runs of two or more word characters, English stopwords
-removed). Used for the BM25 index and its queries alike, so both always agree.
+removed) for every script that separates words with spaces; Chinese, Japanese and Korean runs,
+which do not, give overlapping character bigrams ("电池容量" -> "电池", "池容", "容量"; a lone
+character stands for itself), the usual n-gram rule of CJK search engines. Used for the BM25 index
+and its queries alike, so both always agree.
+
+Ingest text: ``clean_text`` removes zero-width characters (U+200B-U+200D, U+2060, U+FEFF, soft
+hyphens), which break passage matching and tokens without being visible.
 """
 from __future__ import annotations
 
@@ -20,9 +26,26 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\s\d\.)(?<!\s\d\d\.)(?<!\s[A-Za-z]\.)
                            r"|(?<=[。！？])")
 
 
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# scripts written without spaces between words: CJK ideographs (and extensions, compatibility
+# forms), kana, Hangul
+_CJK = ("\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3031-\u3035\u3040-\u30ff\u3100-\u312f"
+        "\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+        "\uff66-\uff9f\U00020000-\U0002fa1f")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s's token pattern
+TOKENIZER_VERSION = "2"  # 2: CJK bigrams (1 was bm25s.tokenize)
+
+
+def clean_text(text: str) -> str:
+    """Text with zero-width characters removed (ingest's normalisation of every leaf and title)."""
+    return text.translate(_ZERO_WIDTH)
+
+
 def normalise_ws(text: str) -> str:
-    """Whitespace collapsed to single spaces, lower-cased (how gold passages are matched)."""
-    return " ".join(text.split()).lower()
+    """Whitespace collapsed to single spaces, lower-cased, zero-width characters removed (how gold
+    passages are matched)."""
+    return " ".join(clean_text(text).split()).lower()
 
 
 def words(text: str, limit: int, from_end: bool = False) -> str:
@@ -49,6 +72,32 @@ def _bm25s():
     return bm25s
 
 
+_STOPWORDS: frozenset[str] | None = None
+
+
+def _stopwords() -> frozenset[str]:
+    global _STOPWORDS
+    if _STOPWORDS is None:
+        from bm25s.tokenization import _infer_stopwords
+
+        _bm25s()
+        _STOPWORDS = frozenset(_infer_stopwords("en"))
+    return _STOPWORDS
+
+
+def _tokens(text: str, stop: frozenset[str]) -> list[str]:
+    out: list[str] = []
+    pos = 0
+    for run in _CJK_RUN.finditer(text):
+        out.extend(t for t in _WORD.findall(text[pos:run.start()]) if t not in stop)
+        chars = run.group()
+        out.extend([chars] if len(chars) == 1 else [chars[i:i + 2] for i in range(len(chars) - 1)])
+        pos = run.end()
+    out.extend(t for t in _WORD.findall(text[pos:]) if t not in stop)
+    return out
+
+
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
     """BM25 tokens of each text (rule: module docstring)."""
-    return _bm25s().tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
+    stop = _stopwords()
+    return [_tokens(clean_text(t).lower(), stop) for t in texts]

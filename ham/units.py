@@ -1,14 +1,19 @@
 """Evidence units e_i = {x, m, p, a, l, r} (paper, eq. 2), one per leaf of a hierarchy tree.
 
-x  content         the text, or for an image its reference plus caption/alt
-m  modality        "text" (text and table leaves) or "image"
+x  content         the text (for a table: caption, rows as ``a | b`` lines, footnotes), or for an
+                   image its caption or alt text
+m  modality        "text" (text and table leaves: they share the text budget and index) or
+                   "image"; ``kind`` says "text", "table" or "image", so a table can be counted
 p  path            root-to-leaf path: node ids, kinds and headings
 a  ancestors       document title, heading titles, and the nearest section's lead text
 l  local context   neighbouring text before and after, nearby images in the same section
 r  relation        the unit's local relation to surrounding evidence (see ``relation_of``)
 
 Every unit keeps provenance: document id, source file (relative to the corpus root), order
-index within the document, and page when the source has pages.
+within the document (tree order), ``page`` (0-based) when the source has pages, ``index`` (the
+item's index in the source's own list, e.g. a MinerU content-list item) and ``label`` (the
+source's name for a figure or table, "Figure 3", "Table 2"). A table keeps its image
+(``image``/``image_path``) for multimodal methods.
 """
 from __future__ import annotations
 
@@ -42,6 +47,8 @@ class EvidenceUnit:
     image_path: str | None = None
     caption: str = ""
     alt: str = ""
+    index: int | None = None
+    label: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
@@ -155,7 +162,8 @@ def build_units(doc: Document) -> list[EvidenceUnit]:
             ancestors=ancestors, local=_local_context(leaf, parent),
             relation=relation_of(leaf, parent, captions), source=leaf.source or doc.source,
             order=leaf.order, page=leaf.page, image=leaf.image, image_path=leaf.image_path,
-            caption=leaf.caption, alt=leaf.alt, extra=dict(leaf.meta)))
+            caption=leaf.caption, alt=leaf.alt, index=leaf.index, label=leaf.label,
+            extra=dict(leaf.meta)))
     return units
 
 

@@ -1,8 +1,13 @@
-"""``ham-tree PATH [--format NAME] [--root DIR]``: print the hierarchy tree(s) ingest builds for
-PATH: for a folder, every document under it; for a file, the documents that file belongs to (its
-own document, or the multi-page manual one of whose pages it is). The corpus root is the folder (or
-the file's folder; ``--root`` widens it, e.g. so images in a sibling folder are inside it). The
-ingest report goes to stderr. Exit status 0, or 1 when nothing was parsed for PATH.
+"""``ham-tree PATH [--format NAME] [--root DIR] [--why] [--reconstruct OUT]``: print the hierarchy
+tree(s) ingest builds for PATH: for a folder, every document under it; for a file, the documents
+that file belongs to (its own document, or the multi-page manual one of whose pages it is). The
+corpus root is the folder (or the file's folder; ``--root`` widens it, e.g. so images in a sibling
+folder are inside it). ``--why`` adds, to each heading, the rule that set its level (numbering,
+font size, section vocabulary, source level) and to each leaf its page. ``--reconstruct OUT``
+writes each recovered tree as Markdown (``OUT`` a ``.md`` file for one document, else a folder):
+headings by depth, images and tables in place, ready to inspect, correct and ingest again
+(``ham-recon`` is the same as ``ham-tree --reconstruct``). The ingest report goes to stderr.
+Exit status 0, or 1 when nothing was parsed for PATH.
 """
 from __future__ import annotations
 
@@ -14,32 +19,41 @@ from ham.document import Document, render_tree
 
 
 def belongs_to(doc: Document, rel: str) -> bool:
-    """``rel`` is the document's source, one of its pages, or the MinerU Markdown beside it."""
+    """``rel`` is the document's source, one of its pages, or a MinerU file beside its content list."""
     if doc.source == rel or any(node.source == rel for node in doc.root.walk()):
         return True
-    suffix = "_content_list.json"
-    return (doc.format == "mineru" and doc.source.endswith(suffix)
-            and rel == doc.source[: -len(suffix)] + ".md")
+    if doc.format != "mineru":
+        return False
+    from ham.ingest.mineru import COMPANIONS, V1, V2
+
+    for suffix in (V2, V1):
+        if doc.source.endswith(suffix):
+            stem = doc.source[: -len(suffix)]
+            return any(rel == stem + c for c in COMPANIONS + (V1, V2))
+    return False
 
 
-def tree_parser() -> argparse.ArgumentParser:
+def tree_parser(prog: str = "ham-tree") -> argparse.ArgumentParser:
     from ham.ingest import FORMATS
 
-    parser = argparse.ArgumentParser(prog="ham-tree", description="Print the hierarchy tree ingest "
+    parser = argparse.ArgumentParser(prog=prog, description="Print the hierarchy tree ingest "
                                      "builds for a document or every document in a folder.")
     parser.add_argument("path", type=Path, help="a document file or a corpus folder")
     parser.add_argument("--format", choices=sorted(FORMATS), help="only try this format")
     parser.add_argument("--root", type=Path, help="corpus root (default: PATH's folder, or PATH)")
+    parser.add_argument("--why", action="store_true", help="show the rule behind each heading's level")
+    parser.add_argument("--reconstruct", type=Path, metavar="OUT",
+                        help="write the recovered tree(s) as Markdown to OUT (.md file or folder)")
     return parser
 
 
-def tree_main(argv: list[str] | None = None) -> int:
+def tree_main(argv: list[str] | None = None, prog: str = "ham-tree") -> int:
     from ham.ingest import ingest_corpus
 
-    args = tree_parser().parse_args(argv)
+    args = tree_parser(prog).parse_args(argv)
     path: Path = args.path
     if not path.exists():
-        print(f"ham-tree: {path} does not exist", file=sys.stderr)
+        print(f"{prog}: {path} does not exist", file=sys.stderr)
         return 1
     root = args.root or (path if path.is_dir() else path.parent)
     docs, report = ingest_corpus(root, [args.format] if args.format else None)
@@ -47,25 +61,48 @@ def tree_main(argv: list[str] | None = None) -> int:
         try:
             rel = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
-            print(f"ham-tree: {path} is not under the corpus root {root}", file=sys.stderr)
+            print(f"{prog}: {path} is not under the corpus root {root}", file=sys.stderr)
             return 1
         docs = [d for d in docs if belongs_to(d, rel)]
     elif args.root is not None:
         try:
             inside = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
-            print(f"ham-tree: {path} is not under the corpus root {root}", file=sys.stderr)
+            print(f"{prog}: {path} is not under the corpus root {root}", file=sys.stderr)
             return 1
         docs = [d for d in docs if inside == "." or d.source.startswith(inside + "/")]
-    for i, doc in enumerate(docs):
-        if i:
-            print()
-        print(render_tree(doc))
+    if args.reconstruct is not None and docs:
+        from ham.ingest.recon import write_reconstruction
+
+        for target in write_reconstruction(docs, root, args.reconstruct):
+            print(f"{prog}: wrote {target}", file=sys.stderr)
+    else:
+        for i, doc in enumerate(docs):
+            if i:
+                print()
+            print(render_tree(doc, why=args.why))
     print(report.summary(), file=sys.stderr)
     if not docs:
-        print(f"ham-tree: no document parsed from {path}", file=sys.stderr)
+        print(f"{prog}: no document parsed from {path}", file=sys.stderr)
         return 1
     return 0
+
+
+def recon_main(argv: list[str] | None = None) -> int:
+    """``ham-recon PATH OUT [--format NAME] [--root DIR]``: ``ham-tree PATH --reconstruct OUT``."""
+    from ham.ingest import FORMATS
+
+    parser = argparse.ArgumentParser(prog="ham-recon", description="Write the hierarchy recovered from a "
+                                     "flattened source (MinerU list, PDF, flat Markdown, MRAMG) as Markdown.")
+    parser.add_argument("path", help="a document file or a corpus folder")
+    parser.add_argument("out", help="a .md file (one document) or a folder")
+    parser.add_argument("--format", choices=sorted(FORMATS))
+    parser.add_argument("--root")
+    args = parser.parse_args(argv)
+    rest = [args.path, "--reconstruct", args.out]
+    rest += ["--format", args.format] if args.format else []
+    rest += ["--root", args.root] if args.root else []
+    return tree_main(rest, prog="ham-recon")
 
 
 if __name__ == "__main__":  # pragma: no cover

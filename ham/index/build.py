@@ -38,6 +38,7 @@ from ham.index.encoders import BatchedEncoder
 from ham.index.dense import FaissSpec, FlatSpec
 from ham.index.hybrid import HybridIndex
 from ham.index.sparse import BM25Sparse, LexicalSparse
+from ham.text import TOKENIZER_VERSION
 from ham.represent.templates import Representer
 from ham.enrich.summaries import Summaries, summarise_sections
 
@@ -80,7 +81,7 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     sparse_folder, sparse_kind = efolder, LexicalSparse.kind
     if not encoder.has_sparse:
         sparse_kind = BM25Sparse.kind
-        sparse_folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION]),
+        sparse_folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION, TOKENIZER_VERSION]),
                                               lambda folder: BM25Sparse.build(texts).save(folder) if texts else None)
 
     def build(folder: Path) -> None:

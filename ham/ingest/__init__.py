@@ -1,5 +1,10 @@
 """Ingest: every supported document under a corpus root becomes a ``Document`` tree.
 
+Formats: MRAMG/HAM-Bench JSONL, MinerU content lists (every version), Docling JSON, HTML pages
+and manuals, Markdown, PDF and DOCX (see docs/ingest.md). Known document formats ham does not read
+(.doc, .odt, .rtf, .pptx, .epub, ...) are reported with what to do; other files are listed as
+left alone.
+
 Each format module exposes ``claim(files) -> files it parses`` and
 ``parse(files, root, report) -> list[Document]``. Formats are asked in ``FORMATS`` order, each
 claiming from what the earlier ones left, so MinerU can take the ``.md`` that sits beside its
@@ -11,13 +16,13 @@ import logging
 from pathlib import Path
 
 from ham.document import Document
-from ham.ingest import html, markdown, mineru, mmdocir, mramg, topograph
+from ham.ingest import docling, docx, html, markdown, mineru, mmdocir, mramg, pdf, topograph
 from ham.ingest.report import IngestReport
 
 log = logging.getLogger("ham.ingest")
 
-FORMATS = {"mramg": mramg, "mineru": mineru, "html": html, "markdown": markdown,
-           "mmdocir": mmdocir, "topograph": topograph}
+FORMATS = {"mramg": mramg, "mineru": mineru, "mmdocir": mmdocir, "topograph": topograph, "docling": docling,
+           "html": html, "markdown": markdown, "pdf": pdf, "docx": docx}
 
 
 def corpus_files(root: Path) -> list[Path]:
@@ -41,7 +46,12 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None) -> tuple[l
         taken = set(claimed)
         remaining = [p for p in remaining if p not in taken]
         documents.extend(module.parse(claimed, root, report))
-    report.ignored_files = [report.rel(p) for p in remaining if not _is_asset(p)]
+    for path in remaining:
+        hint = _UNSUPPORTED.get(path.suffix.lower())
+        if hint:
+            report.add(path, f"{path.suffix.lower()} files are not read by ham: {hint}", "document")
+    report.ignored_files = [report.rel(p) for p in remaining
+                            if not _is_asset(p) and path_suffix(p) not in _UNSUPPORTED]
     unique: dict[str, Document] = {}
     for doc in documents:
         if doc.id in unique:
@@ -51,6 +61,16 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None) -> tuple[l
         unique[doc.id] = doc
     report.documents = len(unique)
     return list(unique.values()), report
+
+
+_CONVERT = "convert it to PDF or DOCX, or parse it with Docling or MinerU and ingest their JSON"
+_UNSUPPORTED = {".doc": "old binary Word; save it as .docx", ".odt": _CONVERT, ".rtf": _CONVERT,
+                ".pptx": _CONVERT, ".ppt": _CONVERT, ".epub": _CONVERT, ".xlsx": _CONVERT,
+                ".djvu": "scanned pages: OCR them with MinerU or Docling and ingest their output"}
+
+
+def path_suffix(path: Path) -> str:
+    return path.suffix.lower()
 
 
 _ASSET_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp", ".tif", ".tiff", ".css", ".js"}

@@ -1,9 +1,21 @@
 """Turn a flat stream of blocks in source order into a hierarchy tree.
 
-Every format parser (Markdown, MinerU, MRAMG, each HTML page) reduces its input to ``Block``s and
-lets ``TreeBuilder`` recover the hierarchy from heading levels, numbering patterns ("4.7.",
-"Step 3"), ordered-list steps, figure-caption links and source order. Keeping this in one place
-means every format gets the same rules.
+Every format parser (Markdown, MinerU, Docling, PDF, DOCX, MRAMG, each HTML page) reduces its
+input to ``Block``s and lets ``TreeBuilder`` recover the hierarchy from heading levels (resolved
+by ``ham.ingest.levels`` when the source's own are flat or missing), procedural steps,
+figure-caption links and source order. ``build_document`` first runs the document-level passes of
+``ham.ingest.structure`` (page furniture, front matter, title, levels, tables continued across
+pages). Keeping this in one place means every format gets the same rules.
+
+Rules the builder itself applies
+    * A first heading equal to the document title is the title, not a section of its own: the
+      headings below it become the sections (a single-page manual's ``h1``).
+    * "Step N" headings and ``step`` blocks are procedure steps; numbering restarts with every list
+      (``Block.number``, else the count within the current run of steps).
+    * A table leaf's text is its caption, then its rows (``a | b`` lines), then its footnotes, so
+      every representation and prompt that shows a unit's content shows all three; its image stays
+      on the node (``image``/``image_path``).
+    * Text is cleaned of zero-width characters (``ham.text.clean_text``).
 """
 from __future__ import annotations
 
@@ -11,23 +23,29 @@ import re
 from dataclasses import dataclass, field
 
 from ham.document import Document, Node
+from ham.ingest.levels import is_step_title, numbering_depth, numbering_of  # noqa: F401  (re-exported)
+from ham.text import clean_text
 
-# "4.7. Change the Mode", "4.7 Change", "2.1.3) Foo", "A.2. Appendix"
-_NUMBERED = re.compile(r"^\s*(?:(?:Chapter|Section|Part|Appendix)\s+)?((?:[A-Z]|\d+)(?:\.\d+)*)[.)]?\s+\S")
-_STEP = re.compile(r"^\s*(?:Step|STEP)\s+(\d+)\b")
-CAPTION = re.compile(r"^\s*(?:Figure|Fig\.|Image|Screenshot)\s*[A-Z]?\d+(?:[.\-]\d+)*\s*[.:]", re.I)
-
-
-def numbering_depth(title: str) -> int | None:
-    """Depth implied by a numbering prefix: "4." -> 1, "4.7." -> 2, "4.7.1" -> 3; None if absent."""
-    m = _NUMBERED.match(title)
-    if not m or not any(ch.isdigit() for ch in m.group(1)):
-        return None
-    return m.group(1).count(".") + 1
+CAPTION = re.compile(r"^\s*(?:Figure|Fig\.|Image|Screenshot|Chart|图)\s*[A-Z]?\d+(?:[.\-]\d+)*\s*[.:：]?", re.I)
+LABEL = re.compile(r"^\s*(?P<kind>Figure|Fig\.?|Table|Tab\.?|Chart|Image|Screenshot|图|表)\s*"
+                   r"(?P<n>[A-Z]?\d+(?:[.\-]\d+)*)", re.I)
+_LABEL_NAMES = {"fig": "Figure", "fig.": "Figure", "figure": "Figure", "tab": "Table", "tab.": "Table",
+                "table": "Table", "chart": "Chart", "image": "Image", "screenshot": "Screenshot",
+                "图": "Figure", "表": "Table"}
 
 
-def is_step_title(title: str) -> bool:
-    return bool(_STEP.match(title))
+def label_of(caption: str) -> str:
+    """The source's name for a figure or table from its caption: "Fig. 3: ..." -> "Figure 3"."""
+    m = LABEL.match(caption or "")
+    if not m:
+        return ""
+    return f"{_LABEL_NAMES.get(m.group('kind').lower(), m.group('kind'))} {m.group('n')}"
+
+
+def same_title(a: str, b: str) -> bool:
+    def key(s: str) -> str:
+        return " ".join(clean_text(s).casefold().split()).strip(" .:")
+    return bool(a.strip()) and key(a) == key(b)
 
 
 @dataclass
@@ -39,6 +57,12 @@ class Block:
     ``end_steps`` (closes the current run of steps) or ``caption`` (text the source marks as a
     figure caption, e.g. an HTML ``figcaption``: linked like a "Figure N." text even when it does
     not start with such a label).
+
+    Evidence formats may add: ``page`` (0-based), ``index`` (the item's index in the source's own
+    list), ``font_size`` (points; a heading's typographic level), ``bbox`` (x0, y0, x1, y1 scaled
+    0-1000 on its page), ``furniture`` (the source marks it page header/footer/number: the
+    kind, e.g. "page header"), ``number`` (a step's number in its list), ``rule`` (why a heading
+    has its level; set by ``ham.ingest.levels``), ``footnote`` (a table's or image's notes).
     """
 
     kind: str
@@ -51,22 +75,33 @@ class Block:
     page: int | None = None
     source: str = ""
     meta: dict = field(default_factory=dict)   # source facts kept on the node (layout id, bbox, ...)
+    index: int | None = None
+    font_size: float | None = None
+    bbox: tuple | None = None
+    furniture: str = ""
+    number: int | None = None
+    rule: str = ""
+    footnote: str = ""
 
 
 class TreeBuilder:
     """Stack-based builder. Usage: ``b = TreeBuilder(doc_id, title, source, fmt); b.add(block)...;
     doc = b.finish()``. Node ids are ``{doc_id}:{n}`` in creation order, stable across runs."""
 
-    def __init__(self, doc_id: str, title: str, source: str, fmt: str) -> None:
+    def __init__(self, doc_id: str, title: str, source: str, fmt: str, title_rule: str = "") -> None:
         self.doc_id, self.source, self.fmt = doc_id, source, fmt
         self._n = 0
         self._order = 0
-        self.root = Node(id=self._new_id(), kind="document", title=title, source=source)
+        self.root = Node(id=self._new_id(), kind="document", title=clean_text(title), source=source,
+                         rule=title_rule)
         # stack of (level, node); the document is level 0
         self._stack: list[tuple[int, Node]] = [(0, self.root)]
         self._step: Node | None = None
+        self._steps_in_run = 0
         self._pending_caption: Node | None = None
         self._last_leaf: Node | None = None
+        self._title_level: int | None = None
+        self._seen_heading = False
 
     def _new_id(self) -> str:
         nid = f"{self.doc_id}:{self._n}"
@@ -77,10 +112,13 @@ class TreeBuilder:
     def _container(self) -> Node:
         return self._step if self._step is not None else self._stack[-1][1]
 
-    def _heading_level(self, block: Block) -> int:
+    def _heading_level(self, block: Block) -> tuple[int, str]:
         if block.level > 0:
-            return block.level
-        return numbering_depth(block.text) or (self._stack[-1][0] + 1)
+            return block.level, block.rule or f"source level {block.level}"
+        depth = numbering_depth(block.text)
+        if depth:
+            return depth, block.rule or f"numbering {numbering_of(block.text).number} -> depth {depth}"
+        return self._stack[-1][0] + 1, block.rule or "unnumbered heading without a level: one below the last"
 
     def add(self, block: Block) -> None:
         handler = getattr(self, f"_add_{block.kind}", None)
@@ -88,53 +126,64 @@ class TreeBuilder:
             raise ValueError(f"unknown block kind {block.kind!r}")
         handler(block)
 
+    def _node(self, kind: str, block: Block, **fields) -> Node:
+        return Node(id=self._new_id(), kind=kind, source=block.source or self.source, order=self._next_order(),
+                    page=block.page, index=block.index, meta=dict(block.meta), **fields)
+
     def _add_heading(self, block: Block) -> None:
-        title = " ".join(block.text.split())
+        title = " ".join(clean_text(block.text).split())
         if not title:
             return
         self._step = None
+        self._steps_in_run = 0
+        first = not self._seen_heading
+        self._seen_heading = True
         if is_step_title(title):
-            parent = self._stack[-1][1]
-            node = Node(id=self._new_id(), kind="step", title=title, source=block.source or self.source,
-                        order=self._next_order(), page=block.page)
-            parent.children.append(node)
+            node = self._node("step", block, title=title, rule="step heading (\"Step N\")")
+            self._stack[-1][1].children.append(node)
             self._step = node
             return
-        level = self._heading_level(block)
+        level, rule = self._heading_level(block)
+        if first and len(self._stack) == 1 and same_title(title, self.root.title):
+            # the document's own title as its top heading: not a section level of its own
+            self._title_level = level
+            self.root.rule = (self.root.rule + "; " if self.root.rule else "") + \
+                f"top heading {title!r} is the document title (not a section)"
+            return
         while self._stack[-1][0] >= level:
             self._stack.pop()
         kind = "section" if len(self._stack) == 1 else "subsection"
-        node = Node(id=self._new_id(), kind=kind, title=title, source=block.source or self.source,
-                    order=self._next_order(), page=block.page)
+        node = self._node(kind, block, title=title, rule=rule)
         self._stack[-1][1].children.append(node)
         self._stack.append((level, node))
 
     def _add_step(self, block: Block) -> None:
         parent = self._stack[-1][1]
-        number = sum(1 for c in parent.children if c.kind == "step") + 1
-        node = Node(id=self._new_id(), kind="step", title=f"Step {number}",
-                    source=block.source or self.source, order=self._next_order(), page=block.page)
+        self._steps_in_run += 1
+        number = block.number or self._steps_in_run
+        node = self._node("step", block, title=f"Step {number}", rule=block.rule or "procedure list item")
         parent.children.append(node)
         self._step = node
         if block.text.strip():
-            self._add_text(Block(kind="text", text=block.text, page=block.page, source=block.source))
+            self._add_text(Block(kind="text", text=block.text, page=block.page, source=block.source,
+                                 index=block.index))
 
     def _add_end_steps(self, block: Block) -> None:
         self._step = None
+        self._steps_in_run = 0
 
     def _next_order(self) -> int:
         self._order += 1
         return self._order - 1
 
     def _leaf(self, kind: str, block: Block, **fields) -> Node:
-        node = Node(id=self._new_id(), kind=kind, source=block.source or self.source,
-                    order=self._next_order(), page=block.page, meta=dict(block.meta), **fields)
+        node = self._node(kind, block, **fields)
         self._container.children.append(node)
         self._last_leaf = node
         return node
 
     def _add_text(self, block: Block, is_caption: bool = False) -> None:
-        text = block.text.strip()
+        text = clean_text(block.text).strip()
         if not text:
             return
         prev = self._last_leaf
@@ -143,7 +192,8 @@ class TreeBuilder:
         node = self._leaf("text", block, text=text)
         if is_caption or CAPTION.match(text):
             if prev is not None and prev.kind == "image" and not prev.caption and prev_is_sibling:
-                prev.caption = text
+                prev.caption = " ".join(text.split())
+                prev.label = prev.label or label_of(text)
                 node.caption_of = prev.id
             else:
                 self._pending_caption = node
@@ -154,16 +204,25 @@ class TreeBuilder:
         self._add_text(block, is_caption=True)
 
     def _add_table(self, block: Block) -> None:
-        self._leaf("table", block, text=block.text.strip(), caption=block.caption.strip())
+        caption = " ".join(clean_text(block.caption).split())
+        body = clean_text(block.text).strip()
+        notes = clean_text(block.footnote).strip()
+        text = "\n".join(part for part in (caption, body, notes) if part)
+        if not text and not block.image_path:
+            return
+        self._leaf("table", block, text=text, caption=caption, image=block.image, image_path=block.image_path,
+                   label=label_of(caption))
 
     def _add_image(self, block: Block) -> None:
         prev = self._last_leaf
+        caption = " ".join(clean_text(block.caption).split())
         node = self._leaf("image", block, image=block.image, image_path=block.image_path,
-                          alt=" ".join(block.alt.split()), caption=" ".join(block.caption.split()))
+                          alt=" ".join(clean_text(block.alt).split()), caption=caption, label=label_of(caption))
         pending = self._pending_caption
         self._pending_caption = None
         if not node.caption and pending is not None and pending is prev and pending.caption_of is None:
             node.caption = " ".join(pending.text.split())
+            node.label = label_of(node.caption)
             pending.caption_of = node.id
 
     def finish(self) -> Document:
@@ -172,9 +231,22 @@ class TreeBuilder:
         return Document(id=self.doc_id, title=title, source=self.source, format=self.fmt, root=self.root)
 
 
-def build_document(doc_id: str, title: str, source: str, fmt: str, blocks) -> Document:
-    """A document from a finished block stream (formats that read a whole file at once)."""
-    builder = TreeBuilder(doc_id, title, source, fmt)
+def build_document(doc_id: str, title: str, source: str, fmt: str, blocks, report=None, path=None,
+                   title_rule: str = "", fallback_title: str = "", authored: bool = True) -> Document:
+    """A document from a finished block stream (formats that read a whole file at once). With a
+    ``report``, the document-level passes of ``ham.ingest.structure`` run first (furniture, front
+    matter, title detection when ``title`` is empty, levels, continued tables) and count what they
+    exclude against ``path``; ``fallback_title`` (the file stem) names a document without one;
+    ``authored=False`` says the heading levels come from a parser (MinerU, PDF), not an author."""
+    blocks = list(blocks)
+    if report is not None:
+        from ham.ingest.structure import prepare
+
+        blocks, title, found = prepare(blocks, title, report, path if path is not None else source, authored)
+        title_rule = title_rule or found
+    if not title and fallback_title:
+        title, title_rule = fallback_title, "title: no title heading found; the file name"
+    builder = TreeBuilder(doc_id, title, source, fmt, title_rule)
     for block in blocks:
         builder.add(block)
     return builder.finish()

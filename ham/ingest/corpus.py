@@ -13,7 +13,7 @@ from ham.ingest import ingest_corpus
 from ham.units import EvidenceUnit, build_corpus_units, read_jsonl, write_jsonl
 
 log = logging.getLogger("ham.ingest.corpus")
-INGEST_VERSION = "2"   # 2: nodes and units carry the source's meta
+INGEST_VERSION = "3"   # 3: recovered levels, titles, furniture, tables with captions, icons; node meta
 
 
 @dataclass

@@ -2,32 +2,48 @@
 
 Units
     Paragraphs, list items and ``pre`` blocks are text (inline markup flattened, whitespace
-    normalised; ``pre`` keeps its lines; a definition list's term prefixes its definition;
-    DocBook subtitles are text). Every ``ol`` item outside another step is a procedure
-    ``step`` (its images belong to it); tables that are not layout (no ``role=presentation``, no
-    nested table, not inside an admonition) become table blocks with ``a | b`` rows. Figure
-    captions (DocBook ``div.figure > p.title``, ``figcaption``, ``p.caption``) are caption blocks
-    that TreeBuilder links to their image. ``img src`` as written is ``Block.image``, resolved
-    against the page's folder; ``data:`` and remote images are reported, never fetched.
+    normalised, zero-width characters removed; ``pre`` keeps its lines; a definition list's term
+    prefixes its definition; DocBook subtitles are text). An ``ol`` outside another step is a
+    procedure, one ``step`` per item (its images belong to it, numbering restarts per list),
+    when ``ham.ingest.evidence.is_procedure`` says so (a DocBook ``div.procedure``, a lead-in
+    such as "To do X:", imperative items); any other ``ol`` (a UI legend, a list of rules or
+    fields) is one text block of "N. item" lines, or, when its items hold images or tables, text
+    per item with its number. Tables that are not layout (no ``role=presentation``, no nested
+    table, not inside an admonition) become table blocks with ``a | b`` rows. Figure captions
+    (DocBook ``div.figure > p.title``, ``figcaption``, ``p.caption``) are caption blocks that
+    TreeBuilder links to their image. ``img src`` as written is ``Block.image``, resolved against
+    the page's folder; ``data:`` and remote images are reported, never fetched.
 
-Skipped
-    Page tables of contents (where they sat is noted for the page tree), prev/next/up/home icons
-    and admonition icons (an ``img`` in a note/tip/warning/caution/important box named after the
-    box or alone in its cell). The admonition's label ("Tip") prefixes its first paragraph.
+Icons and images in tables
+    An image in running text, a small one, or a toolbar icon in a table cell
+    (``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]``, so the sentence stays
+    whole; the report counts them ("inline icon (kept as text)"). A real image in a table cell
+    follows the table with its row's text as its caption, so it keeps its description.
+
+Skipped, and counted as front matter
+    Page tables of contents (DocBook ``div.toc``, Asciidoctor ``div#toc``; where they sat is
+    noted for the page tree), the author/revision line of an Asciidoctor header, DocBook title-page
+    credits (``corpauthor``, ``author``, ``copyright``, ``pubdate``, ``legalnotice``, ...); other
+    credits are left out by ``ham.ingest.structure.remove_front_matter``. Also skipped: prev/next/up/home icons and
+    admonition icons (an ``img`` in a note/tip/warning/caution/important box named after the box
+    or alone in its cell). The admonition's label ("Tip") prefixes its first paragraph.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block
+from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
 from ham.ingest.report import IngestReport, resolve_image
+from ham.text import clean_text, split_sentences
 
 TOC_CHROME = ("div.list-of-figures, div.list-of-tables, div.list-of-examples, div.list-of-equations, "
               "div.list-of-procedures, div.contents.topic, div.topic.contents, a.headerlink")
-_PAGE_TOC_CLASSES = {"toc", "toctree-wrapper"}  # skipped by the walker, which notes where they sat
+_PAGE_TOC_CLASSES = {"toc", "toc2", "toctree-wrapper"}  # skipped by the walker, which notes where they sat
 _ALWAYS_SKIP = {"script", "style", "noscript", "template", "head", "iframe", "object", "svg", "map"}
 ADMONITIONS = ("note", "tip", "warning", "caution", "important", "attention", "danger", "hint",
                "seealso", "admonition")
@@ -36,21 +52,27 @@ _BLOCK_TAGS = {"html", "body", "p", "div", "section", "article", "main", "aside"
                "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "td", "th",
                "figure", "figcaption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center",
                "details", "summary", "caption", "address", "fieldset", "header", "hgroup", "title"}
+_CREDIT_CLASSES = {"corpauthor", "author", "authorgroup", "editor", "othercredit", "copyright", "pubdate",
+                   "releaseinfo", "legalnotice", "revhistory"}
+_IMAGE_MARK = re.compile(r"\[image(?:: [^\]]*)?\]")
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 def normalise(text: str) -> str:
-    return " ".join(text.split())
+    return " ".join(clean_text(text).split())
 
 
-def flatten(node: LexborNode) -> str:
-    """A node's text with inline markup flattened; block boundaries become spaces."""
+def flatten(node: LexborNode, image_text=None) -> str:
+    """A node's text with inline markup flattened; block boundaries become spaces. ``image_text``
+    (img node -> str) gives what an image stands for in the text (nothing by default)."""
     parts: list[str] = []
     for n in node.traverse(include_text=True):
         if n.tag == "-text":
             parts.append(n.text_content or "")
         elif n.tag in _BLOCK_TAGS or n.tag == "br":
             parts.append(" ")
+        elif n.tag == "img" and image_text is not None:
+            parts.append(" " + image_text(n) + " ")
     return normalise("".join(parts))
 
 
@@ -58,11 +80,11 @@ def classes(node: LexborNode) -> set[str]:
     return set((node.attributes.get("class") or "").split())
 
 
-def table_text(node: LexborNode) -> str:
-    """Rows of a table as ``a | b | c`` lines."""
+def table_text(node: LexborNode, image_text=None) -> str:
+    """Rows of a table as ``a | b | c`` lines (``image_text``: as in ``flatten``)."""
     rows = []
     for tr in node.css("tr"):
-        cells = [flatten(c) for c in tr.iter() if c.tag in ("td", "th")]
+        cells = [flatten(c, image_text) for c in tr.iter() if c.tag in ("td", "th")]
         if any(cells):
             rows.append(" | ".join(cells))
     return "\n".join(rows)
@@ -95,6 +117,7 @@ class ContentWalker:
         self.admonition_depth = 0
         self.table_caption = ""
         self.toc_at: int | None = None
+        self._resolved: dict[str, str | None] = {}
 
     def run(self, body: LexborNode | None) -> list[Block]:
         if body is not None:
@@ -137,8 +160,13 @@ class ContentWalker:
 
     def block(self, node: LexborNode, tag: str) -> None:
         cls = classes(node)
-        if tag in ("div", "dl", "nav") and cls & _PAGE_TOC_CLASSES:
+        if tag in ("div", "dl", "nav") and (cls & _PAGE_TOC_CLASSES or node.attributes.get("id") == "toc"):
             self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
+            self.report.exclude(self.page, "table of contents", 1)
+        elif (tag == "div" and "details" in cls and node.parent is not None
+              and node.parent.attributes.get("id") == "header") or cls & _CREDIT_CLASSES:
+            # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice
+            self.report.exclude(self.page, "front matter (copyright, credits)", 1)
         elif tag in _HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]))
         elif tag == "dt":
@@ -187,17 +215,34 @@ class ContentWalker:
         return tag == "p" and "title" in cls and parent is not None and \
             bool(classes(parent) & {"figure", "informalfigure"})
 
+    def lead_in(self) -> str:
+        last = self.blocks[-1] if self.blocks else None
+        if last is None or last.kind not in ("text", "caption"):
+            return ""
+        sentences = split_sentences(last.text)
+        return sentences[-1] if sentences else ""
+
     def ordered_list(self, node: LexborNode) -> None:
-        """Each ``li`` is a step; a list inside a step stays text of that step."""
+        """A procedure gets one step per ``li``; any other ordered list is text (module docstring).
+        A list inside a step stays text of that step."""
         if self.step_depth:
             self.walk(node)
             return
+        items = [c for c in node.iter() if c.tag == "li"]
+        marked = any("procedure" in classes(n) for n in (node, node.parent) if n is not None)
+        steps, why = is_procedure([flatten(li) for li in items], self.lead_in(), marked)
+        if not steps:
+            self.numbered_text(node, items)
+            return
         self.step_depth += 1
-        child = node.child
+        child, number = node.child, 0
+        start = node.attributes.get("start")
+        number = int(start) - 1 if start and start.strip().isdigit() else 0
         while child is not None:
             if child.tag == "li":
                 self.flush()
-                self.emit("step")
+                number += 1
+                self.emit("step", number=number, rule=f"ordered list item: {why}")
                 self.walk(child)
                 self.flush()
             else:
@@ -206,6 +251,24 @@ class ContentWalker:
         self.flush()
         self.step_depth -= 1
         self.emit("end_steps")
+
+    def numbered_text(self, node: LexborNode, items: list[LexborNode]) -> None:
+        start = node.attributes.get("start")
+        first = int(start) if start and start.strip().isdigit() else 1
+        if not any(li.css_first("img, table, pre, ol, ul, dl") for li in items):
+            lines = [f"{first + k}. {self.inline_text(li)}" for k, li in enumerate(items)]
+            self.flush()
+            self.emit("text", text="\n".join(line for line in lines if line.strip()))
+            return
+        for k, li in enumerate(items):
+            self.flush()
+            self.prefix = f"{first + k}. "
+            self.walk(li)
+            self.flush()
+            self.prefix = ""
+
+    def inline_text(self, node: LexborNode) -> str:
+        return flatten(node, lambda img: self.icon_text_of(img))
 
     def is_layout_table(self, node: LexborNode) -> bool:
         role = (node.attributes.get("role") or "").lower()
@@ -219,11 +282,45 @@ class ContentWalker:
         caption_node = node.css_first("caption")
         caption = flatten(caption_node) if caption_node is not None else self.table_caption
         self.table_caption = ""
-        text = table_text(node)
+        rows: list[str] = []
+        real: list[tuple[LexborNode, str]] = []
+        for tr in node.css("tr"):
+            found: list[LexborNode] = []
+
+            def image_text(img: LexborNode) -> str:
+                src = (img.attributes.get("src") or "").strip()
+                if src and self.is_icon(img, src):
+                    return ""
+                if self.cell_icon(img, src):
+                    return self.icon_text_of(img)
+                found.append(img)
+                alt = normalise(img.attributes.get("alt") or "")
+                return f"[image: {alt}]" if alt else "[image]"
+
+            cells = [c for c in tr.iter() if c.tag in ("td", "th")]
+            texts = [flatten(c, image_text) for c in cells]
+            if any(texts):
+                rows.append(" | ".join(texts))
+            plain = " | ".join(t for t in (" ".join(_IMAGE_MARK.sub("", x).split()) for x in texts) if t)
+            real.extend((img, plain) for img in found)
+        text = "\n".join(rows)
         if text:
             self.emit("table", text=text, caption=caption)
-        for img in node.css("img"):
-            self.image(img)
+        for img, row in real:
+            self.image(img, caption=row, force=True)
+
+    def cell_icon(self, img: LexborNode, src: str) -> bool:
+        if not src or src.startswith("data:"):
+            return False
+        resolved = self.resolved(src)
+        file = self.root / resolved if resolved else None
+        if is_inline_icon(src, file, in_text=self.has_text_around(img), in_cell=True):
+            self.report.exclude(self.page, "inline icon (kept as text)")
+            return True
+        return False
+
+    def icon_text_of(self, img: LexborNode) -> str:
+        return icon_text(img.attributes.get("alt") or "", img.attributes.get("src") or "")
 
     def admonition(self, node: LexborNode) -> None:
         """Keep the box's text, prefixed with its label; drop its icon."""
@@ -238,6 +335,7 @@ class ContentWalker:
         self.prefix = ""
 
     def is_icon(self, node: LexborNode, src: str) -> bool:
+        """Navigation and admonition icons: skipped altogether."""
         stem = PurePosixPath(urlparse(src).path).stem.lower()
         parent = node.parent
         if stem in _ICON_NAMES and (self.admonition_depth or (parent is not None and parent.tag == "a")):
@@ -245,24 +343,56 @@ class ContentWalker:
         return bool(self.admonition_depth and parent is not None and parent.tag == "td"
                     and not flatten(parent))
 
-    def image(self, node: LexborNode) -> None:
+    def resolved(self, src: str) -> str | None:
+        if src not in self._resolved:
+            self._resolved[src] = resolve_image(src, self.page.parent, self.root, self.report, self.page)
+        return self._resolved[src]
+
+    @staticmethod
+    def has_text_around(node: LexborNode) -> bool:
+        """The image sits in running text: the block holding it (paragraph, item, cell) has text
+        of its own, outside nested blocks (a figure's caption is not running text)."""
+        block = node.parent
+        while block is not None and block.tag not in _BLOCK_TAGS:
+            block = block.parent
+        if block is None:
+            return False
+        child = block.child
+        while child is not None:
+            if child.tag == "-text" and (child.text_content or "").strip():
+                return True
+            if child.tag not in _BLOCK_TAGS and not child.tag.startswith("-") and child.tag != "img" \
+                    and flatten(child):
+                return True
+            child = child.next
+        return False
+
+    def image(self, node: LexborNode, caption: str = "", force: bool = False) -> None:
         src = (node.attributes.get("src") or "").strip()
         alt = node.attributes.get("alt") or ""
         if src and self.is_icon(node, src):
             return
-        self.flush()
         if not src:
+            self.flush()
             self.report.add(self.page, f"<img> without src (alt {alt!r})", "image")
             if alt.strip():
                 self.emit("text", text=alt)
             return
         if src.startswith("data:"):
+            self.flush()
             short = src.split(",", 1)[0] + ",…"
             self.report.add(self.page, f"image {short!r} is inline data and is not decoded", "image")
             self.emit("image", image=short, image_path=None, alt=alt)
             return
-        resolved = resolve_image(src, self.page.parent, self.root, self.report, self.page)
-        self.emit("image", image=src, image_path=resolved, alt=alt)
+        resolved = self.resolved(src)
+        if not force:
+            file = self.root / resolved if resolved else None
+            if is_inline_icon(src, file, in_text=self.has_text_around(node)):
+                self.inline.append(" " + icon_text(alt, src) + " ")
+                self.report.exclude(self.page, "inline icon (kept as text)")
+                return
+        self.flush()
+        self.emit("image", image=src, image_path=resolved, alt=alt, caption=caption)
 
 
 def fragment_blocks(fragment: str, path: Path, root: Path, report: IngestReport) -> list[Block]:

@@ -9,7 +9,9 @@ Chrome (never content)
     ``a.headerlink`` (the pilcrow), forms, Sphinx's generated index and search pages (the targets
     of ``<link rel="index|search">``); icons are skipped by ``ham.ingest.html_content``.
 
-Page content (paragraphs, steps, tables, figures) is read by ``ham.ingest.html_content``.
+Page content (paragraphs, steps, tables, figures) is read by ``ham.ingest.html_content``; a page's
+credits (copyright, contributors, feedback) are left out and counted by
+``ham.ingest.structure.remove_front_matter``.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from selectolax.lexbor import LexborHTMLParser
 from ham.ingest.builder import Block
 from ham.ingest.html_content import TOC_CHROME, ContentWalker, normalise, remove_chrome
 from ham.ingest.report import IngestReport, read_bytes
+from ham.ingest.structure import remove_front_matter
 
 
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
@@ -158,6 +161,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     except RecursionError:
         report.add(path, "HTML nested too deeply to parse", "document")
         return None
+    blocks = remove_front_matter(blocks, report, path, title)
     if not any(b.kind == "image" or b.text.strip() for b in blocks):
         report.add(path, "no content found (no text and no image)", "document")
         return None

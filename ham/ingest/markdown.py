@@ -4,23 +4,30 @@ Rules
     * Headings, ATX (``##``) or setext (underlined), take their level from the token's tag
       (``h2`` -> 2); a numbered title ("4.7. Foo") keeps its number in the title.
     * A paragraph is text, except that every image in it is its own image block: the text before
-      and after it in the same paragraph stays text, in order. A "Figure N." paragraph (or line)
-      next to an image is linked to it as its caption by TreeBuilder.
-    * Ordered lists are procedures: one ``step`` per item (its paragraphs and images belong to the
-      step), then ``end_steps``. An ordered list nested in a step stays text of that step.
+      and after it in the same paragraph stays text, in order. An inline icon (an image inside
+      the sentence, ``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]`` instead.
+      A "Figure N." paragraph (or line) next to an image is linked to it as its caption.
+    * An ordered list is a procedure when ``ham.ingest.evidence.is_procedure`` says so (a lead-in
+      such as "To do X:", imperative items): one ``step`` per item (its paragraphs and images
+      belong to the step), then ``end_steps``; numbering restarts per list. Any other ordered list,
+      and one nested in a step, is text of "N. item" lines.
     * Bullet lists are text: the items of one list become one text block of ``- item`` lines
       (an image or other block inside splits it).
-    * Tables become table blocks of ``a | b | c`` rows (images in cells follow the table); code
-      blocks and fences are text. A leading YAML front-matter block is metadata and skipped.
+    * Tables become table blocks of ``a | b | c`` rows: icons in cells stay as ``[alt]``, a real
+      image in a cell follows the table with its row's text as caption; code blocks and fences are
+      text. A leading YAML front-matter block is metadata and skipped.
     * Raw HTML blocks go through the HTML walker (their images and tables count).
     * Image references keep the text as written (``Block.image``) and are resolved against the
       Markdown file's folder (``Block.image_path``; None when unusable, with a report entry).
 
-The document title is the first level-1 heading, else the file stem; the id is
-``doc_id_for(relative path)``. A file with no content at all is reported and skipped.
+The document passes of ``ham.ingest.structure`` run on the blocks (front matter; levels recovered
+when every heading has the same level; the title is the only top-level heading, else the file
+stem); the id is ``doc_id_for(relative path)``. A file with no content at all is reported and
+skipped.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -28,8 +35,10 @@ from markdown_it.token import Token
 
 from ham.document import Document
 from ham.ingest.builder import Block, build_document, doc_id_for
+from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
 from ham.ingest.html_content import fragment_blocks
 from ham.ingest.report import IngestReport, read_text, resolve_image
+from ham.text import split_sentences
 
 SUFFIXES = {".md", ".markdown"}
 
@@ -72,6 +81,8 @@ class _BlockStream:
         self.numbers: list[int] = []  # item counter of each open list
         self.pending: list[str] = []  # list lines waiting to become one text block
         self.item_start = False
+        self.list_rule = ""
+        self._resolved: dict[str, str | None] = {}
 
     # -- output
     def emit(self, block: Block) -> None:
@@ -119,7 +130,9 @@ class _BlockStream:
         if kind == "paragraph_open":
             self.inline_images(tokens[i + 1].children or [], text=True)
             return i + 3
-        if kind in ("bullet_list_open", "ordered_list_open"):
+        if kind == "ordered_list_open" and not self.lists:
+            self.open_list("ordered_list_open" if self.procedure(tokens, i) else "numbered_list_open")
+        elif kind in ("bullet_list_open", "ordered_list_open"):
             self.open_list(kind)
         elif kind in ("bullet_list_close", "ordered_list_close"):
             self.close_list()
@@ -134,11 +147,28 @@ class _BlockStream:
             return self.table(tokens, i)
         return i + 1
 
+    def procedure(self, tokens: list[Token], i: int) -> bool:
+        """Decide whether the ordered list opening at ``i`` is a procedure (module docstring)."""
+        depth, items, current = 0, [], None
+        for tok in tokens[i:]:
+            depth += tok.nesting if tok.type.endswith(("_list_open", "_list_close")) else 0
+            if tok.type == "list_item_open" and depth == 1:
+                current = []
+                items.append(current)
+            elif tok.type == "inline" and current is not None:
+                current.append(inline_text(tok.children or []))
+            if depth == 0:
+                break
+        last = next((b for b in reversed(self.blocks) if b.kind in ("text", "heading", "table", "image")), None)
+        lead = split_sentences(last.text)[-1] if last is not None and last.kind == "text" and last.text else ""
+        steps, self.list_rule = is_procedure([" ".join(parts) for parts in items], lead)
+        return steps
+
     def open_list(self, kind: str) -> None:
         self.numbers.append(0)
         if kind == "bullet_list_open":
             self.lists.append("ul")
-        elif "steps" in self.lists or "ol" in self.lists or "ul" in self.lists:
+        elif kind == "numbered_list_open" or "steps" in self.lists or "ol" in self.lists or "ul" in self.lists:
             self.lists.append("ol")
         else:
             self.lists.append("steps")
@@ -154,15 +184,37 @@ class _BlockStream:
     def open_item(self) -> None:
         self.numbers[-1] += 1
         if self.lists and self.lists[-1] == "steps":
-            self.emit(Block(kind="step"))
+            self.emit(Block(kind="step", number=self.numbers[-1], rule=f"ordered list item: {self.list_rule}"))
         else:
             self.item_start = True
 
+    def is_icon(self, tok: Token, children: list[Token], in_cell: bool = False) -> bool:
+        ref = str(tok.attrs.get("src", "")).strip()
+        if not ref:
+            return False
+        lines: list[list[Token]] = [[]]
+        for c in children:
+            if c.type in ("softbreak", "hardbreak"):
+                lines.append([])
+            else:
+                lines[-1].append(c)
+        line = next(ln for ln in lines if any(c is tok for c in ln))
+        around = "".join(inline_text([c]) for c in line if c is not tok and c.type != "image").strip()
+        resolved = self.resolve(ref)
+        if is_inline_icon(ref, self.root / resolved if resolved else None, in_text=bool(around), in_cell=in_cell):
+            self.report.exclude(self.path, "inline icon (kept as text)")
+            return True
+        return False
+
     def inline_images(self, children: list[Token], text: bool) -> None:
-        """Emit the paragraph's text runs (when ``text``) and each image as its own block."""
+        """Emit the paragraph's text runs (when ``text``) and each image as its own block (an
+        inline icon stays in the text as ``[alt]``)."""
         run: list[Token] = []
         for tok in children:
-            if tok.type == "image":
+            if tok.type == "image" and self.is_icon(tok, children):
+                run.append(Token("text", "", 0, content=" " + icon_text(inline_text(tok.children or []),
+                                                                          str(tok.attrs.get("src", ""))) + " "))
+            elif tok.type == "image":
                 if text:
                     self.text(inline_text(run))
                 run = []
@@ -178,33 +230,49 @@ class _BlockStream:
         if text:
             self.text(inline_text(run))
 
-    def image(self, tok: Token) -> None:
+    def image(self, tok: Token, caption: str = "") -> None:
         ref = str(tok.attrs.get("src", "")).strip()
         alt = inline_text(tok.children or [])
         if not ref:
             self.report.add(self.path, f"image with an empty reference (alt {alt!r})", "image")
             self.text(alt)
             return
-        resolved = resolve_image(ref, self.path.parent, self.root, self.report, self.path)
-        self.emit(Block(kind="image", image=ref, image_path=resolved, alt=alt))
+        self.emit(Block(kind="image", image=ref, image_path=self.resolve(ref), alt=alt, caption=caption))
+
+    def resolve(self, ref: str) -> str | None:
+        if ref not in self._resolved:
+            self._resolved[ref] = resolve_image(ref, self.path.parent, self.root, self.report, self.path)
+        return self._resolved[ref]
 
     def table(self, tokens: list[Token], i: int) -> int:
-        """A table block of ``a | b`` rows; images in its cells follow it as image blocks."""
+        """A table block of ``a | b`` rows (icons in cells as ``[alt]``); a real image in a cell
+        follows the table with its row's text as caption."""
         rows: list[list[str]] = []
-        images: list[Token] = []
+        images: list[tuple[Token, int]] = []
         while i < len(tokens) and tokens[i].type != "table_close":
             tok = tokens[i]
             if tok.type == "tr_open":
                 rows.append([])
             elif tok.type == "inline" and rows:
-                rows[-1].append(" ".join(inline_text(tok.children or []).split()))
-                images += [c for c in tok.children or [] if c.type == "image"]
+                parts: list[Token] = []
+                for c in tok.children or []:
+                    if c.type == "image" and self.is_icon(c, tok.children or [], in_cell=True):
+                        alt = inline_text(c.children or [])
+                        parts.append(Token("text", "", 0, content=" " + icon_text(alt, str(c.attrs.get("src", ""))) + " "))
+                    elif c.type == "image":
+                        images.append((c, len(rows) - 1))
+                        alt = " ".join(inline_text(c.children or []).split())
+                        parts.append(Token("text", "", 0, content=f" [image: {alt}] " if alt else " [image] "))
+                    else:
+                        parts.append(c)
+                rows[-1].append(" ".join(inline_text(parts).split()))
             i += 1
         text = "\n".join(" | ".join(cells) for cells in rows if any(cells))
         if text:
             self.emit(Block(kind="table", text=text))
-        for image in images:
-            self.image(image)
+        for image, row in images:
+            plain = [" ".join(re.sub(r"\[image(?:: [^\]]*)?\]", "", c).split()) for c in rows[row]]
+            self.image(image, caption=" | ".join(c for c in plain if c))
         return i + 1
 
 
@@ -224,11 +292,6 @@ def markdown_blocks(text: str, path: Path, root: Path, report: IngestReport) -> 
     return _BlockStream(path, root, report).run(markdown_parser().parse(without_front_matter(text)))
 
 
-def document_title(blocks: list[Block], path: Path) -> str:
-    first_h1 = next((b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.text.strip()), "")
-    return " ".join(first_h1.split()) or path.stem
-
-
 def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
     text = read_text(path, report)
     if text is None:
@@ -238,7 +301,8 @@ def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
         report.add(path, "no content (empty document)", "document")
         return None
     rel = report.rel(path)
-    return build_document(doc_id_for(rel), document_title(blocks, path), rel, "markdown", blocks)
+    return build_document(doc_id_for(rel), "", rel, "markdown", blocks, report=report, path=path,
+                          fallback_title=path.stem)
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:

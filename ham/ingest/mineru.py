@@ -1,181 +1,386 @@
-"""MinerU output: ``<name>_content_list.json`` (plus the ``<name>.md`` MinerU writes beside it).
+"""MinerU output, every version: ``<stem>_content_list.json`` (magic-pdf 0.x to MinerU 3.x) or
+``<stem>_content_list_v2.json`` (MinerU >= 2.7), with ``<stem>_middle.json`` when present.
 
-The content list is a flat JSON list in reading order; ``page_idx`` becomes ``Block.page``.
+The rest of a MinerU output folder is claimed here so it is not read twice or as something else:
+``<stem>.md`` (the same content without pages), ``<stem>_model.json``, ``<stem>_middle.json`` and
+the ``<stem>_origin.pdf`` / ``_layout.pdf`` / ``_span.pdf`` / ``_model.pdf`` renderings. A MinerU
+folder with a Markdown file or ``middle.json`` but neither content list is an error naming the
+files ham expected; it is never read as plain Markdown.
 
-* ``text`` with ``text_level`` 1, 2, ... is a heading of that level; without it (or 0) body text.
-* ``image``: ``img_path`` is relative to the JSON's folder; its caption list (``image_caption``,
-  older ``img_caption``) follows the image as a caption block (linked by TreeBuilder), its
-  footnotes (``image_footnote``/``img_footnote``) as text.
-* ``table``: ``table_body`` (HTML) flattened to ``a | b`` rows, ``table_caption`` as the table's
-  caption, ``table_footnote`` as text; a table without a body falls back to its image.
-* ``equation``: a text block keeping the LaTeX as written.
-* MinerU 2 extras: ``list`` (``list_items``) and ``code`` (``code_body``) are text;
-  ``header``/``footer``/``page_number`` are page chrome and dropped; ``aside_text`` and
-  ``page_footnote`` are text. Any other item with a ``text`` is text; one without is reported.
+Content list (v1): a flat JSON list in reading order; ``page_idx`` (0-based) is the page and the
+item's position in the list its index. Every ``type``:
 
-``<stem>.md`` beside ``<stem>_content_list.json`` is the same document in MinerU Markdown: it is
-claimed here and not parsed again (the content list is richer: it has pages). A lone MinerU
-Markdown file is plain Markdown. Corrupt JSON or a non-list is reported and the document skipped.
+* ``text`` with ``text_level`` 1, 2, ... is a heading (levels recovered by ``ham.ingest.levels``
+  when they are flat: the pipeline backend writes 1 for every heading), else body text;
+  ``equation`` keeps its LaTeX; ``list`` (``list_items``), ``code`` (``code_caption``,
+  ``code_body``) and ``page_footnote`` are text.
+* ``image`` (``img_path``; captions in ``image_caption``, magic-pdf 0.x ``img_caption``; footnotes
+  ``image_footnote``/``img_footnote``) and ``chart`` (``img_path``, ``chart_caption``,
+  ``chart_footnote``) are images with their captions.
+* ``table``: its caption (``table_caption``), its HTML ``table_body`` as ``a | b`` rows and its
+  footnotes form the unit's text; ``img_path`` stays its image. A caption line that is a numbered
+  heading rather than a "Table N" label (MinerU puts some headings there) becomes a heading before
+  the table. An empty table item is the stub MinerU leaves after merging a table across pages.
+* Excluded on purpose and counted: ``header``, ``footer``, ``page_number`` (MinerU 3.x),
+  ``aside_text`` (margin notes), ``discarded`` (MinerU 1.x-2.x: headers, footers, page numbers).
+  Any other type with text is text; one without text is reported by index.
+
+Content list v2: a list per page of ``{type, content}`` items (``title`` with ``title_content`` and
+``level``, ``paragraph``, ``equation_interline``, ``image`` / ``chart`` / ``table`` with
+``image_source.path``, ``html`` and captions, ``code``, ``algorithm``, ``list`` / ``index`` with
+``list_items``, and the ``page_header`` / ``page_footer`` / ``page_number`` / ``page_aside_text``
+furniture), with spans (``{type, content}``) as text; the same rules apply.
+
+``middle.json`` gives each title block's line height in PDF points: the heading's font size, a
+typographic level signal. Corrupt JSON, a content list that is not a list, or items without a
+``type`` (not a MinerU content list) are reported naming the file.
 """
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 from ham.document import Document
-from ham.ingest.builder import Block, build_document, doc_id_for
+from ham.ingest.builder import LABEL, Block, build_document, doc_id_for
 from ham.ingest.html_content import table_html_text
+from ham.ingest.levels import numbering_of
 from ham.ingest.report import IngestReport, read_text, resolve_image
+from ham.text import normalise_ws
 
-SUFFIX = "_content_list.json"
-PAGE_CHROME = {"header", "footer", "page_number"}
+V1 = "_content_list.json"
+V2 = "_content_list_v2.json"
+COMPANIONS = (".md", "_middle.json", "_model.json", "_origin.pdf", "_layout.pdf", "_span.pdf", "_model.pdf",
+              "_line_sort.pdf")
+FURNITURE = {"header": "page header", "footer": "page footer", "page_number": "page number",
+             "aside_text": "aside text", "discarded": "discarded (by MinerU)",
+             "page_header": "page header", "page_footer": "page footer", "page_aside_text": "aside text"}
 
 
 def stem_of(path: Path) -> str:
-    return path.name[: -len(SUFFIX)]
+    for suffix in (V2, V1):
+        if path.name.endswith(suffix):
+            return path.name[: -len(suffix)]
+    return path.stem
 
 
 def claim(files: list[Path]) -> list[Path]:
     present = set(files)
     claimed: list[Path] = []
+    lists = {p for p in files if (p.name.endswith(V1) and len(p.name) > len(V1))
+             or (p.name.endswith(V2) and len(p.name) > len(V2))}
+    stems = {(p.parent, stem_of(p)) for p in lists}
     for path in files:
-        if path.name.endswith(SUFFIX) and len(path.name) > len(SUFFIX):
+        if path in lists:
             claimed.append(path)
-            markdown = path.with_name(stem_of(path) + ".md")
-            if markdown in present:
-                claimed.append(markdown)
+            continue
+        for suffix in COMPANIONS:
+            if path.name.endswith(suffix) and (path.parent, path.name[: -len(suffix)]) in stems:
+                claimed.append(path)
+                break
+        else:
+            # a MinerU folder without a content list: middle.json / model.json beside a .md
+            for suffix in ("_middle.json", "_model.json"):
+                if path.name.endswith(suffix) and len(path.name) > len(suffix):
+                    stem = path.name[: -len(suffix)]
+                    if (path.parent, stem) not in stems:
+                        claimed.append(path)
+                        md = path.with_name(stem + ".md")
+                        if md in present and md not in claimed:
+                            claimed.append(md)
     return claimed
 
 
 def as_lines(value) -> list[str]:
-    """Caption/footnote fields are lists of strings (sometimes a bare string)."""
+    """Caption/footnote fields: a list of strings (sometimes a bare string), or in v2 a list of
+    spans."""
     if value is None:
         return []
     if isinstance(value, str):
         value = [value]
-    return [" ".join(str(v).split()) for v in value if str(v).strip()]
+    out = []
+    for v in value:
+        text = spans_text(v) if isinstance(v, (dict, list)) else str(v)
+        if text.strip():
+            out.append(" ".join(text.split()))
+    return out
+
+
+def spans_text(spans) -> str:
+    """Text of v2 spans (``{type, content}``; hyperlinks too), or a plain string."""
+    if spans is None:
+        return ""
+    if isinstance(spans, str):
+        return spans
+    if isinstance(spans, dict):
+        if "item_content" in spans:
+            return spans_text(spans["item_content"])
+        content = spans.get("content", "")
+        if spans.get("type") == "equation_inline" and content:
+            return f"${content}$"
+        return spans_text(content) if isinstance(content, (list, dict)) else str(content or "")
+    return "".join(spans_text(s) for s in spans)
+
+
+def split_table_caption(lines: list[str]) -> tuple[list[str], list[str]]:
+    """(headings, caption lines): a caption line that is a numbered heading and not a table label."""
+    heads, captions = [], []
+    for line in lines:
+        if not LABEL.match(line) and numbering_of(line) is not None and len(line.split()) <= 12 \
+                and not line.rstrip().endswith((".", "。")) and not captions:
+            heads.append(line)
+        else:
+            captions.append(line)
+    return heads, captions
 
 
 class _Items:
-    """Turns content-list items into Blocks."""
+    """Turns content-list items (v1 or v2) into Blocks."""
 
-    def __init__(self, path: Path, root: Path, report: IngestReport) -> None:
+    def __init__(self, path: Path, root: Path, report: IngestReport, sizes: dict) -> None:
         self.path, self.root, self.report = path, root, report
         self.rel = report.rel(path)
         self.blocks: list[Block] = []
+        self.sizes = sizes
+        self.unknown: dict[str, int] = {}
 
-    def emit(self, kind: str, page: int | None, **fields) -> None:
-        self.blocks.append(Block(kind=kind, page=page, source=self.rel, **fields))
-
-    def run(self, items: list) -> list[Block]:
-        for index, item in enumerate(items):
-            if not isinstance(item, dict):
-                self.report.add(self.path, f"item {index} is not an object ({type(item).__name__})", "item")
-                continue
-            self.item(index, item)
-        return self.blocks
-
-    def item(self, index: int, item: dict) -> None:
-        kind = item.get("type")
-        page = item.get("page_idx") if isinstance(item.get("page_idx"), int) else None
-        if kind == "text":
-            self.text(item, page)
-        elif kind == "image":
-            self.image(index, item, page)
-        elif kind == "table":
-            self.table(index, item, page)
-        elif kind == "equation":
-            self.emit("text", page, text=str(item.get("text") or "").strip())
-        elif kind == "list":
-            self.emit("text", page, text="\n".join(as_lines(item.get("list_items"))))
-        elif kind == "code":
-            for caption in as_lines(item.get("code_caption")):
-                self.emit("text", page, text=caption)
-            self.emit("text", page, text=str(item.get("code_body") or item.get("text") or "").rstrip())
-        elif kind in PAGE_CHROME:
-            return
-        elif str(item.get("text") or "").strip():
-            self.emit("text", page, text=str(item["text"]).strip())
-        else:
-            self.report.add(self.path, f"item {index}: unknown type {kind!r} without text", "item")
-
-    def text(self, item: dict, page: int | None) -> None:
-        text = str(item.get("text") or "").strip()
-        level = item.get("text_level") or 0
-        if isinstance(level, int) and level > 0:
-            self.emit("heading", page, text=text, level=level)
-        else:
-            self.emit("text", page, text=text)
+    def emit(self, kind: str, page: int | None, index: int | None, bbox=None, **fields) -> None:
+        self.blocks.append(Block(kind=kind, page=page, index=index, source=self.rel,
+                                 bbox=tuple(bbox) if isinstance(bbox, list) and len(bbox) == 4 else None, **fields))
 
     def resolve(self, ref: str) -> str | None:
         return resolve_image(ref, self.path.parent, self.root, self.report, self.path)
 
-    def image(self, index: int, item: dict, page: int | None) -> None:
-        ref = str(item.get("img_path") or "").strip()
-        captions = as_lines(item.get("image_caption", item.get("img_caption")))
-        footnotes = as_lines(item.get("image_footnote", item.get("img_footnote")))
+    @staticmethod
+    def image_ref(ref: str) -> str:
+        ref = str(ref or "").strip()
+        return "" if not ref or ref.endswith("/") else ref   # v2 writes "images/" for no image
+
+    # -- v1
+    def run_v1(self, items: list) -> list[Block]:
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                self.report.add(self.path, f"item {index} is not an object ({type(item).__name__})", "item")
+                continue
+            page = item.get("page_idx") if isinstance(item.get("page_idx"), int) else None
+            self.item_v1(index, item, page, item.get("bbox"))
+        return self.blocks
+
+    def item_v1(self, index: int, item: dict, page: int | None, bbox) -> None:
+        kind = item.get("type")
+        text = str(item.get("text") or "").strip()
+        if kind == "text":
+            level = item.get("text_level") or 0
+            if isinstance(level, int) and level > 0:
+                self.heading(text, level, page, index, bbox)
+            else:
+                self.emit("text", page, index, bbox, text=text)
+        elif kind in ("image", "chart"):
+            captions = as_lines(item.get(f"{kind}_caption", item.get("img_caption")))
+            notes = as_lines(item.get(f"{kind}_footnote", item.get("img_footnote")))
+            self.visual(index, item.get("img_path"), captions, notes, page, bbox, kind)
+        elif kind == "table":
+            self.table(index, str(item.get("table_body") or ""), as_lines(item.get("table_caption")),
+                       as_lines(item.get("table_footnote")), item.get("img_path"), page, bbox)
+        elif kind == "equation":
+            self.emit("text", page, index, bbox, text=text)
+        elif kind == "list":
+            self.emit("text", page, index, bbox, text="\n".join(as_lines(item.get("list_items"))) or text)
+        elif kind == "code":
+            for caption in as_lines(item.get("code_caption")):
+                self.emit("text", page, index, bbox, text=caption)
+            self.emit("text", page, index, bbox, text=str(item.get("code_body") or text).rstrip())
+            for note in as_lines(item.get("code_footnote")):
+                self.emit("text", page, index, bbox, text=note)
+        elif kind in FURNITURE:
+            self.emit("text", page, index, bbox, text=text or kind, furniture=FURNITURE[kind])
+        elif text:
+            self.emit("text", page, index, bbox, text=text)
+        else:
+            self.report.add(self.path, f"item {index}: unknown type {kind!r} without text", "item")
+
+    # -- v2
+    def run_v2(self, pages: list) -> list[Block]:
+        index = 0
+        for page, items in enumerate(pages):
+            if not isinstance(items, list):
+                self.report.add(self.path, f"page {page} is not a list of items ({type(items).__name__})", "page")
+                continue
+            for item in items:
+                if not isinstance(item, dict) or not isinstance(item.get("content", {}), dict):
+                    self.report.add(self.path, f"item {index} (page {page + 1}) is not a {{type, content}} object",
+                                    "item")
+                else:
+                    self.item_v2(index, item, page, item.get("bbox"))
+                index += 1
+        return self.blocks
+
+    def item_v2(self, index: int, item: dict, page: int, bbox) -> None:
+        kind = str(item.get("type") or "")
+        c = item.get("content") or {}
+        if kind == "title":
+            level = c.get("level") if isinstance(c.get("level"), int) else 1
+            self.heading(spans_text(c.get("title_content")).strip(), level, page, index, bbox)
+        elif kind == "paragraph":
+            self.emit("text", page, index, bbox, text=spans_text(c.get("paragraph_content")).strip())
+        elif kind == "equation_interline":
+            self.emit("text", page, index, bbox, text=str(c.get("math_content") or "").strip())
+        elif kind in ("image", "chart"):
+            self.visual(index, (c.get("image_source") or {}).get("path"), as_lines(c.get(f"{kind}_caption")),
+                        as_lines(c.get(f"{kind}_footnote")), page, bbox, kind)
+        elif kind == "table":
+            self.table(index, str(c.get("html") or ""), as_lines(c.get("table_caption")),
+                       as_lines(c.get("table_footnote")), (c.get("image_source") or {}).get("path"), page, bbox)
+        elif kind in ("code", "algorithm"):
+            for caption in as_lines(c.get(f"{kind}_caption")):
+                self.emit("text", page, index, bbox, text=caption)
+            self.emit("text", page, index, bbox, text=spans_text(c.get(f"{kind}_content")).rstrip())
+            for note in as_lines(c.get(f"{kind}_footnote")):
+                self.emit("text", page, index, bbox, text=note)
+        elif kind in ("list", "index"):
+            items = [" ".join(spans_text(i).split()) for i in c.get("list_items") or []]
+            self.emit("text", page, index, bbox, text="\n".join(i for i in items if i))
+        elif kind == "page_footnote":
+            self.emit("text", page, index, bbox, text=spans_text(c.get("page_footnote_content")).strip())
+        elif kind in FURNITURE:
+            self.emit("text", page, index, bbox, text=spans_text(c.get(f"{kind}_content")) or kind,
+                      furniture=FURNITURE[kind])
+        else:
+            text = " ".join(spans_text(v) for v in c.values() if isinstance(v, (list, str))).strip()
+            if text:
+                self.emit("text", page, index, bbox, text=text)
+            else:
+                self.report.add(self.path, f"item {index} (page {page + 1}): unknown type {kind!r} without text",
+                                "item")
+
+    # -- shared
+    def heading(self, text: str, level: int, page, index, bbox) -> None:
+        size = self.sizes.get((page, normalise_ws(text)))
+        self.emit("heading", page, index, bbox, text=text, level=level, font_size=size)
+
+    def visual(self, index, ref, captions, notes, page, bbox, kind) -> None:
+        ref = self.image_ref(ref)
         if ref:
-            self.emit("image", page, image=ref, image_path=self.resolve(ref))
+            self.emit("image", page, index, bbox, image=ref, image_path=self.resolve(ref))
+            if captions:
+                self.emit("caption", page, index, bbox, text=" ".join(captions))
         else:
-            self.report.add(self.path, f"item {index}: image without img_path", "image")
-        if captions:
-            self.emit("caption" if ref else "text", page, text=" ".join(captions))
-        for note in footnotes:
-            self.emit("text", page, text=note)
+            self.report.add(self.path, f"item {index}: {kind} without an image path", "image")
+            for caption in captions:
+                self.emit("text", page, index, bbox, text=caption)
+        for note in notes:
+            self.emit("text", page, index, bbox, text=note)
 
-    def table(self, index: int, item: dict, page: int | None) -> None:
-        body = str(item.get("table_body") or "")
+    def table(self, index, body, caption_lines, notes, ref, page, bbox) -> None:
+        heads, captions = split_table_caption(caption_lines)
+        for head in heads:
+            self.heading(head, 0, page, index, bbox)
         text = table_html_text(body) if body.strip() else ""
-        caption = " ".join(as_lines(item.get("table_caption")))
-        ref = str(item.get("img_path") or "").strip()
-        if text:
-            self.emit("table", page, text=text, caption=caption)
-        elif ref:
-            self.emit("image", page, image=ref, image_path=self.resolve(ref))
-            if caption:
-                self.emit("caption", page, text=caption)
-        else:
-            self.report.add(self.path, f"item {index}: table without table_body or img_path", "table")
-            if caption:
-                self.emit("text", page, text=caption)
-        for note in as_lines(item.get("table_footnote")):
-            self.emit("text", page, text=note)
+        ref = self.image_ref(ref)
+        self.emit("table", page, index, bbox, text=text, caption=" ".join(captions), footnote="\n".join(notes),
+                  image=ref or None, image_path=self.resolve(ref) if ref else None)
 
 
-def load_items(path: Path, report: IngestReport) -> list | None:
+def load_json(path: Path, report: IngestReport):
     text = read_text(path, report)
     if text is None:
         return None
     try:
-        items = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         report.add(path, f"corrupt JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "document")
         return None
+
+
+def middle_sizes(path: Path, report: IngestReport) -> dict:
+    """(page_idx, normalised title text) -> median line height in points, from ``middle.json``."""
+    data = load_json(path, report)
+    if not isinstance(data, dict) or not isinstance(data.get("pdf_info"), list):
+        if data is not None:
+            report.add(path, "not a MinerU middle.json (no pdf_info list); font sizes not used", "font sizes")
+        return {}
+    sizes: dict = {}
+    for n, page in enumerate(data["pdf_info"]):
+        if not isinstance(page, dict):
+            continue
+        page_idx = page.get("page_idx", n)
+        for block in page.get("para_blocks") or []:
+            if not isinstance(block, dict) or block.get("type") != "title":
+                continue
+            lines = [ln for ln in block.get("lines") or [] if isinstance(ln, dict)]
+            text = "".join(str(s.get("content", "")) + " " for ln in lines for s in ln.get("spans") or []
+                           if isinstance(s, dict) and s.get("type") in ("text", "inline_equation"))
+            heights = [ln["bbox"][3] - ln["bbox"][1] for ln in lines
+                       if isinstance(ln.get("bbox"), list) and len(ln["bbox"]) == 4]
+            if text.strip() and heights:
+                sizes[(page_idx, normalise_ws(text))] = round(statistics.median(heights), 1)
+    return sizes
+
+
+def _is_v1(items) -> str | None:
+    """Why ``items`` is not a v1 content list, or None."""
     if not isinstance(items, list):
-        report.add(path, f"MinerU content list is not a JSON list ({type(items).__name__})", "document")
-        return None
-    return items
+        return f"a MinerU content list is a JSON list of items, found a JSON {type(items).__name__}"
+    typed = [i for i in items if isinstance(i, dict)]
+    if typed and not any("type" in i for i in typed):
+        return ("items have no 'type' field: not a MinerU content list (expected items like "
+                "{\"type\": \"text\", \"text\": ..., \"page_idx\": 0})")
+    if items and all(isinstance(i, list) for i in items):
+        return "a list of pages: this is the v2 layout; name the file <stem>_content_list_v2.json"
+    return None
 
 
-def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
-    items = load_items(path, report)
-    if items is None:
+def _is_v2(pages) -> str | None:
+    if not isinstance(pages, list) or not all(isinstance(p, list) for p in pages):
+        return ("a MinerU content_list_v2 is a JSON list with one list of {type, content} items per page, found "
+                + (f"a JSON {type(pages).__name__}" if not isinstance(pages, list) else "items that are not pages"))
+    return None
+
+
+def parse_file(path: Path, root: Path, report: IngestReport, files: set[Path]) -> Document | None:
+    stem = stem_of(path)
+    data = load_json(path, report)
+    if data is None:
         return None
-    blocks = _Items(path, root, report).run(items)
-    if not any(b.text.strip() or b.kind == "image" for b in blocks):
+    v2 = path.name.endswith(V2)
+    problem = _is_v2(data) if v2 else _is_v1(data)
+    if problem:
+        report.add(path, problem, "document")
+        return None
+    middle = path.with_name(stem + "_middle.json")
+    sizes = middle_sizes(middle, report) if middle in files else {}
+    items = _Items(path, root, report, sizes)
+    blocks = items.run_v2(data) if v2 else items.run_v1(data)
+    if not any(b.text.strip() or b.kind == "image" for b in blocks if not b.furniture):
         report.add(path, "no content (empty content list)", "document")
         return None
     rel = report.rel(path)
-    first_h1 = next((b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.text.strip()), "")
-    title = " ".join(first_h1.split()) or stem_of(path)
-    return build_document(doc_id_for(rel[: -len(SUFFIX)] + ".json"), title, rel, "mineru", blocks)
+    suffix = V2 if v2 else V1
+    return build_document(doc_id_for(rel[: -len(suffix)] + ".json"), "", rel, "mineru", blocks,
+                          report=report, path=path, fallback_title=stem, authored=False)
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
+    present = set(files)
     docs = []
+    lists = [p for p in files if p.name.endswith(V1) or p.name.endswith(V2)]
+    v1_stems = {(p.parent, stem_of(p)) for p in lists if p.name.endswith(V1)}
+    for path in lists:
+        if path.name.endswith(V2) and (path.parent, stem_of(path)) in v1_stems:
+            continue  # MinerU 3 writes both lists; the v1 list is read
+        doc = parse_file(path, root, report, present)
+        if doc is not None:
+            docs.append(doc)
+    listed = {(p.parent, stem_of(p)) for p in lists}
     for path in files:
-        if path.name.endswith(SUFFIX):
-            doc = parse_file(path, root, report)
-            if doc is not None:
-                docs.append(doc)
+        for suffix in ("_middle.json", "_model.json"):
+            if path.name.endswith(suffix) and (path.parent, path.name[: -len(suffix)]) not in listed:
+                stem = path.name[: -len(suffix)]
+                report.add(path, f"MinerU output without a content list: expected {stem}{V1} (MinerU 0.6-3.x) or "
+                                 f"{stem}{V2} (MinerU >= 2.7) beside it; ham reads those, not {stem}.md "
+                                 "(the Markdown has no pages, captions or tables as items)", "document")
+                listed.add((path.parent, stem))
     return docs
+
+
+

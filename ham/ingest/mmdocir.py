@@ -25,7 +25,7 @@ order. Layout ``type`` (the released code and data show ``text``, ``equation``, 
                     under the root (a hidden folder: not part of the corpus hash)
     table           a table unit whose text is the table body (``ocr_text``, else ``text``, else
                     ``vlm_text``), its crop written or referenced as for images
-                    (``meta["image_path"]``)
+                    (the unit's ``image_path``)
     anything else   a text unit when it has text
 
 Every unit's ``Block.meta`` (-> the unit's ``extra``): ``doc_name``, ``domain``, ``layout_id``,
@@ -166,7 +166,7 @@ class _DocumentBuilder:
             if not body:
                 self.empty += 1
                 return
-            self.block("table", row, {**meta, "image": ref, "image_path": image_path}, text=body)
+            self.block("table", row, meta, text=body, image=ref, image_path=image_path)
         elif image_path is not None:
             self.block("image", row, meta, image=ref, image_path=image_path)
         else:

@@ -226,10 +226,11 @@ def parse_line(raw: str, lineno: int, path: Path, report: IngestReport,
         report.add(path, f"{where}: no content (empty document)", "document")
         return None
     rel = report.rel(path)
-    title = next((b.text for b in blocks if b.kind == "heading" and b.text), "")
     for block in blocks:
         block.source = rel
-    return build_document(f"{subset_of(path)}/{doc_key}", title, rel, "mramg", blocks)
+    title = next((" ".join(b.text.split()) for b in blocks if b.kind == "heading" and b.text), "")
+    return build_document(f"{subset_of(path)}/{doc_key}", title, rel, "mramg", blocks, report=report, path=path,
+                          title_rule="title: the first heading" if title else "", fallback_title=str(doc_key))
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:

@@ -24,16 +24,32 @@ class Problem:
 
 @dataclass
 class IngestReport:
+    """Problems (input that could not be used, each logged) and exclusions: content left out on
+    purpose (page headers and footers, page numbers, front matter, a parser's discarded blocks,
+    inline icons kept as text), counted by kind, per file."""
+
     root: Path
     problems: list[Problem] = field(default_factory=list)
     documents: int = 0
     ignored_files: list[str] = field(default_factory=list)
+    excluded: dict[str, Counter] = field(default_factory=dict)
 
     def add(self, file: Path | str, problem: str, skipped: str) -> None:
         rel = self.rel(file)
         entry = Problem(rel, problem, skipped)
         self.problems.append(entry)
         log.warning("%s", entry)
+
+    def exclude(self, file: Path | str, what: str, n: int = 1) -> None:
+        """Count ``n`` pieces of ``file`` left out on purpose as ``what`` ("page footer", ...)."""
+        if n:
+            self.excluded.setdefault(self.rel(file), Counter())[what] += n
+
+    def excluded_totals(self) -> Counter:
+        total: Counter = Counter()
+        for counts in self.excluded.values():
+            total.update(counts)
+        return total
 
     def rel(self, file: Path | str) -> str:
         path = Path(file)
@@ -48,13 +64,20 @@ class IngestReport:
             counts = Counter(p.skipped for p in self.problems)
             lines.append("skipped: " + ", ".join(f"{n} {kind}(s)" for kind, n in sorted(counts.items())))
             lines.extend(f"  - {p}" for p in self.problems)
+        totals = self.excluded_totals()
+        if totals:
+            lines.append("excluded on purpose: " + ", ".join(f"{n} {what}" for what, n in sorted(totals.items())))
         if self.ignored_files:
-            lines.append(f"not a supported document format (left alone): {len(self.ignored_files)} file(s)")
+            shown = ", ".join(self.ignored_files[:20]) + (f", … ({len(self.ignored_files) - 20} more)"
+                                                         if len(self.ignored_files) > 20 else "")
+            lines.append(f"not a supported document format (left alone): {len(self.ignored_files)} file(s): {shown}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
         return {"root": str(self.root), "documents": self.documents,
-                "problems": [asdict(p) for p in self.problems], "ignored_files": self.ignored_files}
+                "problems": [asdict(p) for p in self.problems], "ignored_files": self.ignored_files,
+                "excluded": dict(sorted(self.excluded_totals().items())),
+                "excluded_by_file": {f: dict(sorted(c.items())) for f, c in sorted(self.excluded.items())}}
 
 
 def check_image_file(path: Path) -> str | None:

@@ -20,7 +20,7 @@ layout units in the file's order:
             without a usable file becomes a text unit of its caption, VLM and OCR text with
             ``meta["image_missing"] = True`` (reported), so the evidence stays retrievable.
     table   a table unit: text = caption + body (``ocr_text``, else ``text``, else ``vlm_text``),
-            its crop (found as for figures) in ``meta["image_path"]``
+            its crop (found as for figures) as its ``image_path``
 
 ``Block.meta`` (-> the unit's ``extra``): ``doc_id`` (TopoGraph's integer id, which its questions
 use), ``doc_name``, ``layout_id``, ``modality`` (the source's word), and for figures and tables
@@ -101,9 +101,8 @@ class _Layouts:
             ref, image_path = self.image(layout)
             if modality == "table":
                 body = ocr or text or vlm
-                if body or caption:
-                    self.emit("table", page, meta | {"image": ref, "image_path": image_path},
-                              text="\n".join(p for p in (caption, body) if p), caption=caption)
+                if body or caption:   # the builder puts the caption before the body
+                    self.emit("table", page, meta, text=body, caption=caption, image=ref, image_path=image_path)
             elif image_path is not None:
                 self.emit("image", page, meta, image=ref, image_path=image_path, caption=caption)
             else:

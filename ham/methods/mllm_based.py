@@ -8,7 +8,9 @@ themselves go to a multimodal model. A model takes only so many images, so a fil
                     says so, and every prediction records which filter ran).
 
 Kept images are listed in retrieval order. Unreadable image files are left out and named in the
-log and in the prediction. The evidence the model sees (text plus kept images) is what the
+log and in the prediction. A retrieved table that has an image (a MinerU, Docling or PDF table)
+is shown with it, right after its text block, within the same ``max_images`` (after the image
+hits); the table image has no ``<imgN>`` tag, so it is evidence to read, not an image to cite. The evidence the model sees (text plus kept images) is what the
 prediction records and what IR is computed on, as in the paper's Table 4.
 """
 from __future__ import annotations
@@ -68,14 +70,44 @@ class MllmBasedMethod(Method):
                   "scores": {uid: round(s, 6) for uid, s in scores.items()}, "unreadable": unreadable}
         return kept, record
 
+    def table_images(self, hits: list[Hit], first_slot: int) -> tuple[dict[str, int], list[PromptImage]]:
+        """Images of retrieved tables that fit in what ``max_images`` leaves (readable files only)."""
+        room = self.max_images - (first_slot - 1)
+        slots: dict[str, int] = {}
+        images: list[PromptImage] = []
+        for h in hits:
+            if len(images) >= room:
+                break
+            if h.unit.kind != "table" or not h.unit.image_path:
+                continue
+            path = self.image_file(h)
+            try:
+                load_image(path)
+            except UnreadableImage as exc:
+                log.warning("mllm_based: %s; the table image is left out", exc)
+                continue
+            slot = first_slot + len(images)
+            slots[h.unit.unit_id] = slot
+            images.append(PromptImage(slot, h.unit.unit_id, path))
+        return slots, images
+
     def __call__(self, question: str, retrieved: Retrieved) -> Prompt:
         kept, record = self.select(question, retrieved.images)
         blocks = []
         for i, h in enumerate(kept, 1):
             caption = h.unit.caption or h.unit.alt
             blocks.append(f"<img{i}> [[image:{i}]]" + (f"\nCaption: {caption}" if caption else ""))
+        table_slots, table_images = self.table_images(retrieved.text, len(kept) + 1)
+        text_blocks = flat_text_blocks(retrieved.text)
+        if table_slots:
+            text_blocks = "\n\n".join(f"[T{i}] {h.unit.content}" + (
+                f"\n(the table as printed:) [[image:{table_slots[h.unit.unit_id]}]]"
+                if h.unit.unit_id in table_slots else "") for i, h in enumerate(retrieved.text, 1))
         prompt = self.render(question, Retrieved(retrieved.text, kept), slots_of(kept),
-                             text_blocks=flat_text_blocks(retrieved.text), image_blocks="\n\n".join(blocks))
+                             text_blocks=text_blocks, image_blocks="\n\n".join(blocks))
         prompt.images = [PromptImage(i, h.unit.unit_id, self.image_file(h)) for i, h in enumerate(kept, 1)]
+        prompt.images += table_images
         prompt.extra = {"image_filter": record}
+        if table_images:
+            prompt.extra["table_images"] = [i.unit_id for i in table_images]
         return prompt

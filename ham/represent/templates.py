@@ -32,8 +32,15 @@ def _fields(pairs: list[tuple[str, str]]) -> str:
 
 
 def position(unit: EvidenceUnit) -> str:
-    where = f"{unit.source}, item {unit.order}"
-    return where + (f", page {unit.page + 1}" if unit.page is not None else "")
+    """Where a unit is in its source: file, page (1-based) and the source's label ("page 4,
+    Figure 3"), then the item's index in the source's own list (tree order when it has none)."""
+    parts = [unit.source]
+    if unit.page is not None:
+        parts.append(f"page {unit.page + 1}")
+    if unit.label:
+        parts.append(unit.label)
+    parts.append(f"item {unit.index if unit.index is not None else unit.order}")
+    return ", ".join(parts)
 
 
 def _neighbours(unit: EvidenceUnit) -> str:

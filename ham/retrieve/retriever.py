@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ham.ingest.corpus import Corpus
 from ham.index.hybrid import HybridFusion, HybridIndex, Query, Scored
 from ham.text import tokenize
+from ham.represent.templates import position
 from ham.units import EvidenceUnit
 
 log = logging.getLogger("ham.retrieve.retriever")
@@ -29,11 +30,13 @@ class Hit:
     def to_row(self) -> dict:
         """The hit as predictions, metrics, judges and the viewer see it: unit id, modality
         (``text``, ``table`` or ``image``), source file, page (1-based, where the source has
-        pages), heading path, score, and the text or the image reference, file and caption."""
+        pages), the source's own index and label ("Figure 3"), the position as prompts write it,
+        heading path, score, and the text or the image reference, file and caption."""
         u = self.unit
         row = {"unit_id": u.unit_id, "modality": "table" if u.kind == "table" else u.modality,
-               "source": u.source, "page": None if u.page is None else u.page + 1,
-               "heading_path": u.heading_path, "score": round(self.score, 6)}
+               "source": u.source, "page": None if u.page is None else u.page + 1, "index": u.index,
+               "label": u.label, "position": position(u), "heading_path": u.heading_path,
+               "score": round(self.score, 6)}
         if u.modality == "image" or u.image:
             row.update(image=u.image, image_path=u.image_path, caption=u.caption or u.alt)
         if u.modality != "image":

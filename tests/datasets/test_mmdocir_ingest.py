@@ -45,7 +45,7 @@ def test_units_keep_layout_id_bbox_page_size_and_ocr_vlm_text(mmdocir_units):
     table = by_layout[("alpha-report", 5)]
     assert table.kind == "table" and table.modality == "text"
     assert table.content == "Group | 2008 | 2015\nAdults | 67 | 81"
-    assert table.extra["image_path"] == ".ham/mmdocir/alpha-report/5.jpg"
+    assert table.image_path == ".ham/mmdocir/alpha-report/5.jpg"   # the table keeps its crop
     assert by_layout[("alpha-report", 6)].extra["modality"] == "equation"
     assert ("alpha-report", 7) not in by_layout                # an empty text layout is left out
     assert [u.extra["row"] for u in mmdocir_units if u.doc_id == "beta-guide"] == [9, 10, 11, 12, 13]

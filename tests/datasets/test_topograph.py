@@ -109,7 +109,7 @@ def test_loaded_info_documents_become_page_trees_with_layout_meta():
     assert figure.meta["topic"].startswith("Share of adults") and figure.meta["ocr_text"] == "67% 81% 2008 2015"
     table = leaves[2]
     assert table.kind == "table" and table.text.startswith("Table 1: Unemployment rate by group\nGroup Rate")
-    assert table.meta["image_path"] == "layout_images/alpha-report_2.jpg"
+    assert table.image_path == "layout_images/alpha-report_2.jpg"
     fallback = leaves[4]
     assert fallback.kind == "text" and fallback.meta["image_missing"] is True
     assert fallback.text.startswith("Figure 2: Trend in household income\nA bar chart")

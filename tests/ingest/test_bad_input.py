@@ -75,15 +75,18 @@ def test_empty_document(corpus):
 def test_broken_html_still_parses_what_is_there(corpus):
     (corpus / "broken.html").write_text(
         '<html><body><h1>Broken page<p>First para <b>bold text<div>Second <img src="img/ok.png" alt="ok">'
-        " tail<table><tr><td>a<td>b</table><ol><li>one<li>two <p>unclosed")
+        ' tail<div><img src="img/ok.png" alt="ok"></div><table><tr><td>a<td>b</table>'
+        "<p>To finish:<ol><li>Open it<li>Close it <p>unclosed")
     docs, problems = ingest(corpus)
     doc = docs["broken.html"]
     assert problems == []
     leaves = [(n.kind, n.image or n.text) for n in doc.leaves()]
     assert ("image", "img/ok.png") in leaves
+    assert ("text", "Second [ok] tail") in leaves  # the image inside the sentence stays in it
     assert any(kind == "text" and "First para bold text" in text for kind, text in leaves)
     assert ("table", "a | b") in leaves
-    assert doc.root.children[0].title == "Broken page"  # the unclosed h1 does not swallow the page
+    # the unclosed h1 does not swallow the page: it is the title, and the paragraphs follow it
+    assert doc.title == "Broken page" and doc.root.children[0].text == "First para bold text"
     assert any(n.kind == "step" for n in doc.root.walk())
 
 

@@ -16,20 +16,21 @@ def router_guide():
 def test_title_id_and_setext_headings():
     doc = router_guide()
     assert doc.id == "router_setup" and doc.format == "markdown" and doc.source == "router_setup.md"
-    assert doc.title == "Home Router Setup Guide"
-    top = doc.root.children[0]
-    assert (top.kind, top.title) == ("section", "Home Router Setup Guide")  # setext "==="
+    assert doc.title == "Home Router Setup Guide"  # the only setext "===" heading: the title
+    assert doc.root.rule == "title: the only level-1 heading"
+    top = doc.root.children[0]  # the title is not a section of its own
+    assert (top.kind, top.text) == ("text", "This guide walks you through unpacking, connecting and configuring the router.")
     before = node_titled(doc, "Before you begin")  # setext "---" is level 2
-    assert heading_path(doc, before) == ["Home Router Setup Guide"]
-    assert before.kind == "subsection"
+    assert heading_path(doc, before) == []
+    assert before.kind == "section"
 
 
 def test_numbered_headings_keep_their_title_and_nest_by_markup_level():
     doc = router_guide()
     power_on = node_titled(doc, "1.1. Power on")
-    assert heading_path(doc, power_on) == ["Home Router Setup Guide", "1. Connecting the hardware"]
+    assert heading_path(doc, power_on) == ["1. Connecting the hardware"]
     configuring = node_titled(doc, "2. Configuring the network")
-    assert heading_path(doc, configuring) == ["Home Router Setup Guide"]
+    assert heading_path(doc, configuring) == []
 
 
 def test_images_keep_reference_alt_and_resolved_path():
@@ -38,7 +39,7 @@ def test_images_keep_reference_alt_and_resolved_path():
     assert front.image == "img/router-front.png"
     assert front.image_path == "img/router-front.png"
     assert front.alt == "Front panel with the power and WAN lights"
-    assert heading_path(doc, front) == ["Home Router Setup Guide", "1. Connecting the hardware"]
+    assert heading_path(doc, front) == ["1. Connecting the hardware"]
 
 
 def test_figure_caption_paragraphs_link_to_their_image():
@@ -89,7 +90,7 @@ def test_reference_kept_as_written_and_resolved_from_the_files_folder(tmp_path):
     (tmp_path / "docs" / "guide").mkdir()
     Image.new("RGB", (4, 4), "blue").save(tmp_path / "docs" / "pics" / "my pic.png")
     (tmp_path / "docs" / "guide" / "page.md").write_text(
-        "# Page\n\n![a picture](../pics/my%20pic.png)\n\n1. first\n   1. nested one\n2. second\n\nafter\n")
+        "# Page\n\n![a picture](../pics/my%20pic.png)\n\n1. Open first\n   1. nested one\n2. Close second\n\nafter\n")
     docs, report = ingest_corpus(tmp_path)
     assert report.problems == []
     doc = docs[0]
@@ -97,10 +98,10 @@ def test_reference_kept_as_written_and_resolved_from_the_files_folder(tmp_path):
     image = next(n for n in doc.leaves() if n.kind == "image")
     assert image.image == "../pics/my%20pic.png"
     assert image.image_path == "docs/pics/my pic.png"
-    steps = [c for c in doc.root.children[0].children if c.kind == "step"]
+    steps = [c for c in doc.root.children if c.kind == "step"]  # "# Page" is the title
     assert len(steps) == 2  # the nested list stays text of step 1
-    assert [c.text for c in steps[0].children] == ["first", "1. nested one"]
-    assert doc.root.children[0].children[-1].text == "after"  # steps were closed
+    assert [c.text for c in steps[0].children] == ["Open first", "1. nested one"]
+    assert doc.root.children[-1].text == "after"  # steps were closed
 
 
 def test_title_falls_back_to_file_stem(tmp_path):
@@ -109,15 +110,18 @@ def test_title_falls_back_to_file_stem(tmp_path):
     assert docs[0].title == "notes"
 
 
-def test_front_matter_skipped_and_images_in_table_cells_kept(tmp_path):
+def test_front_matter_skipped_icons_in_cells_inline_and_real_images_keep_their_row(tmp_path):
     Image.new("RGB", (4, 4), "blue").save(tmp_path / "icon.png")
+    Image.new("RGB", (400, 300), "grey").save(tmp_path / "shot.png")
     (tmp_path / "page.md").write_text(
         "---\ntitle: Meta\nlayout: post\n---\n\n# Real title\n\n| Icon | Meaning |\n|---|---|\n"
-        "| ![wifi](icon.png) | Wi-Fi on |\n")
+        "| ![wifi](icon.png) | Wi-Fi on |\n| ![login screen](shot.png) | The login screen |\n")
     docs, report = ingest_corpus(tmp_path)
     doc = docs[0]
     assert doc.title == "Real title"
-    assert [n.title for n in doc.root.walk() if n.kind in ("section", "subsection")] == ["Real title"]
+    assert [n.title for n in doc.root.walk() if n.kind in ("section", "subsection")] == []
     table, image = doc.leaves()
-    assert table.kind == "table" and table.text == "Icon | Meaning\nwifi | Wi-Fi on"
-    assert (image.kind, image.image_path) == ("image", "icon.png")
+    # the icon stays in its cell as text; the screenshot follows the table with its row's text
+    assert table.kind == "table" and table.text == "Icon | Meaning\n[wifi] | Wi-Fi on\n[image: login screen] | The login screen"
+    assert (image.kind, image.image_path, image.caption) == ("image", "shot.png", "The login screen")
+    assert report.excluded_totals()["inline icon (kept as text)"] == 1

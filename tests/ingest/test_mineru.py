@@ -26,10 +26,10 @@ def test_content_list_claims_its_markdown_sibling():
 def test_text_level_nesting_and_page_idx():
     doc, _ = solar()
     schedule = node_titled(doc, "2.1 Schedule")
-    assert heading_path(doc, schedule) == ["Maintaining Rooftop Solar Panels", "2 Cleaning"]
+    assert heading_path(doc, schedule) == ["2 Cleaning"]  # the level-1 heading is the title
     assert schedule.page == 2
     table = next(n for n in doc.leaves() if n.kind == "table")
-    assert heading_path(doc, table) == ["Maintaining Rooftop Solar Panels", "2 Cleaning", "2.1 Schedule"]
+    assert heading_path(doc, table) == ["2 Cleaning", "2.1 Schedule"]
     assert table.page == 2
     assert leaf_with(doc, "image", "3f9a2c7e").page == 1
     # text_level 0 is body text
@@ -52,9 +52,11 @@ def test_image_caption_and_older_img_caption_spelling():
 def test_table_body_flattened_and_equation_kept_as_latex():
     doc, _ = solar()
     table = next(n for n in doc.leaves() if n.kind == "table")
-    assert table.text == "Climate | Interval\nDry, dusty | Monthly\nTemperate | Twice a year"
-    assert table.caption == "Table 1: Suggested cleaning interval"
-    assert leaf_with(doc, "text", "Intervals assume").text == "Intervals assume no nearby construction."
+    # caption, rows and footnote are the table's text: every representation and prompt shows them
+    assert table.text == ("Table 1: Suggested cleaning interval\nClimate | Interval\nDry, dusty | Monthly\n"
+                          "Temperate | Twice a year\nIntervals assume no nearby construction.")
+    assert table.caption == "Table 1: Suggested cleaning interval" and table.label == "Table 1"
+    assert table.image_path == "solar_panels/auto/" + table.image  # the table keeps its image
     equation = leaf_with(doc, "text", "\\cdot")
     assert equation.text == "$$\nE = A \\cdot r \\cdot H \\cdot PR\n$$"
 
@@ -93,5 +95,5 @@ def test_non_list_json_is_reported(tmp_path):
     (tmp_path / "x_content_list.json").write_text('{"type": "text"}')
     docs, report = ingest_corpus(tmp_path)
     assert docs == []
-    assert "x_content_list.json: MinerU content list is not a JSON list (dict) (document skipped)" in \
+    assert "x_content_list.json: a MinerU content list is a JSON list of items, found a JSON dict (document skipped)" in \
         [str(p) for p in report.problems]

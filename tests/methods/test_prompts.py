@@ -34,7 +34,7 @@ def test_ham_prompt_carries_structure_context_and_descriptions(tmp_path, corpus)
     assert "[T4] Pump Manual > 1. Installation > 1.1. Wiring > Step 1  (source: manual.md; score 0.600)" in text_part
     assert "Followed by: Figure 1. The concrete base with anchor bolts." in text_part
     assert "<img1> img/base.png  (score 0.900)" in image_part
-    assert "Position: manual.md, item 2; path: Pump Manual > 1. Installation" in image_part
+    assert "Position: manual.md, Figure 1, item 2; path: Pump Manual > 1. Installation" in image_part
     assert "Relation: illustrates step; belongs after text block T4" in image_part
     assert "Description: A round sight glass, half full." in image_part
     assert prompt.slots == {1: ("manual:3", "img/base.png"), 2: ("manual:9", "img/mains.png"),

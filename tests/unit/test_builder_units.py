@@ -87,3 +87,68 @@ def test_unusable_images_are_not_units():
     b.add(Block("image", image="missing.png", image_path=None))
     units = build_units(b.finish())
     assert [u.modality for u in units] == ["text"]
+
+
+def _depths(titles, sizes=None):
+    from ham.ingest.levels import LevelResolver
+
+    r = LevelResolver(list(zip(titles, sizes or [None] * len(titles))))
+    return [r.next(t)[0] for t in titles]
+
+
+def test_numbering_styles_nest_in_the_order_they_open():
+    assert _depths(["I. INTRODUCTION", "II. RELATED WORK", "A. Graph RAG", "B. Multimodal", "1) Detail",
+                    "III. METHOD"]) == [1, 1, 2, 2, 3, 1]
+    assert _depths(["第一章 概述", "第一节 产品简介", "一、特点", "二、应用", "第二节 规格", "第二章 安装"]) == [1, 2, 3, 3, 2, 1]
+    assert _depths(["Chapter 3 Wiring", "3.1 Mains", "3.1.1 Fuses", "Chapter 4 Use", "4.1 Start"]) == [1, 2, 3, 1, 2]
+    # letters after decimal sections are appendices, as deep as the numbers
+    assert _depths(["1 Intro", "1.1 Scope", "References", "A Proofs", "A.1 Lemma"]) == [1, 2, 1, 1, 2]
+
+
+def test_font_sizes_place_unnumbered_headings():
+    assert _depths(["Concepts", "Setup", "Simple setup", "Use"], [20.7, 20.7, 17.3, 20.7]) == [1, 1, 2, 1]
+    # an unnumbered heading takes the depth of numbered headings set in its size
+    assert _depths(["1 Intro", "Related Work", "Graph RAG"], [12, 12, 10.9]) == [1, 1, 2]
+
+
+def test_years_and_values_are_not_numbering():
+    from ham.ingest.levels import numbering_of
+
+    assert numbering_of("2023 annual report") is None and numbering_of("5000 mAh") is None
+    assert numbering_of("Step 4 Tighten") is None  # a step, not a section number
+
+
+def test_step_numbering_restarts_with_every_list():
+    b = TreeBuilder("d", "Doc", "d.md", "markdown")
+    b.add(Block("heading", "Tasks", level=1))
+    for text in ("one", "two", "end", "three", "four"):
+        b.add(Block("end_steps") if text == "end" else Block("step", text))
+    steps = [c.title for c in b.finish().root.children[0].children if c.kind == "step"]
+    assert steps == ["Step 1", "Step 2", "Step 1", "Step 2"]
+
+
+def test_a_top_heading_equal_to_the_title_is_not_a_section():
+    b = TreeBuilder("d", "Schematic Editor", "d.html", "html")
+    b.add(Block("heading", "Schematic Editor", level=1))
+    b.add(Block("heading", "1. Introduction", level=2))
+    b.add(Block("heading", "1.1. Description", level=3))
+    doc = b.finish()
+    intro = doc.root.children[0]
+    assert (intro.kind, intro.title) == ("section", "1. Introduction")
+    assert intro.children[0].kind == "subsection"
+
+
+def test_a_table_continued_on_the_next_page_is_joined_into_one_unit():
+    from ham.ingest.builder import build_document
+    from ham.ingest.report import IngestReport
+
+    report = IngestReport(root=__import__("pathlib").Path("."))
+    blocks = [Block("heading", "1 Specs", level=1, page=0),
+              Block("table", "Item | Value\nCapacity | 2600 mAh", caption="Table 1: Cell data", page=0),
+              Block("table", "Item | Value\nVoltage | 3.6 V", page=1),     # header row repeated
+              Block("table", "A | B\nx | y", caption="Table 2: Other", page=1)]
+    doc = build_document("d", "Doc", "d.json", "mineru", blocks, report=report, path="d.json", authored=False)
+    tables = [n.text for n in doc.leaves() if n.kind == "table"]
+    assert tables == ["Table 1: Cell data\nItem | Value\nCapacity | 2600 mAh\nVoltage | 3.6 V",
+                      "Table 2: Other\nA | B\nx | y"]
+    assert report.excluded_totals()["table continued across pages (joined into one unit)"] == 1

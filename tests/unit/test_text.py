@@ -25,3 +25,28 @@ def test_words_and_normalisation():
 
 def test_bm25_tokens_drop_stopwords_and_case():
     assert tokenize(["Open the Reconcile window"]) == [["open", "reconcile", "window"]]
+
+
+def test_bm25_tokens_match_bm25s_on_text_with_spaces():
+    import bm25s
+
+    texts = ["Select Actions → Reconcile, fill in the Closing balance as $1451.79", "GnuCash's 2nd e-mail"]
+    assert tokenize(texts) == bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
+
+
+def test_cjk_text_gives_character_bigrams_not_one_token():
+    # bm25s's rule alone makes the whole sentence one token, so no query word could ever match it
+    tokens = tokenize(["电池的额定容量为5000mAh，USB接口"])[0]
+    assert tokens == ["电池", "池的", "的额", "额定", "定容", "容量", "量为", "5000mah", "usb", "接口"]
+    assert tokenize(["日本語のテキスト"])[0][:2] == ["日本", "本語"]
+    assert tokenize(["单"])[0] == ["单"]
+    # a query shares tokens with the passage that answers it
+    assert set(tokenize(["额定容量是多少"])[0]) & set(tokens) >= {"额定", "容量"}
+
+
+def test_zero_width_characters_are_invisible_to_matching_and_tokens():
+    from ham.text import clean_text
+
+    assert clean_text("Foot\u200bprint\u00ad editor\ufeff") == "Footprint editor"
+    assert normalise_ws("Net\u200b name") == "net name"
+    assert tokenize(["foot\u200bprint"]) == [["footprint"]]

@@ -1,0 +1,43 @@
+"""Images that a document embeds rather than references (PDF, DOCX, Docling ``data:`` URIs) are
+written once under the corpus root, in ``.ham/images/<sha256 prefix>.<ext>``: content-addressed
+(the same bytes give the same file), hidden (so ingest never reads them as documents and the
+corpus hash ignores them) and inside the root, so ``image_path`` stays relative to it like every
+other image. A corpus root that cannot be written to is reported once per document and its
+embedded images are left out."""
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+ASSET_DIR = ".ham/images"
+
+
+def store_image(root: Path, report, source: Path, image=None, data: bytes | None = None,
+                ext: str = "png") -> str | None:
+    """Write a PIL ``image`` (as PNG) or raw encoded ``data`` (with its ``ext``); return its path
+    relative to ``root``, or None (reported) when it cannot be written or decoded."""
+    if image is not None:
+        buf = io.BytesIO()
+        image.convert("RGB" if image.mode not in ("RGB", "L", "RGBA") else image.mode).save(buf, format="PNG")
+        data, ext = buf.getvalue(), "png"
+    if not data:
+        return None
+    rel = f"{ASSET_DIR}/{hashlib.sha256(data).hexdigest()[:24]}.{ext.lower().lstrip('.')}"
+    target = root / rel
+    if not target.exists():
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_suffix(target.suffix + ".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(target)
+        except OSError as exc:
+            report.add(source, f"cannot store an embedded image under {root / ASSET_DIR} ({exc})", "image")
+            return None
+    from ham.ingest.report import check_image_file
+
+    problem = check_image_file(target)
+    if problem:
+        report.add(source, f"embedded image: {problem}", "image")
+        return None
+    return rel

@@ -1,0 +1,237 @@
+"""Word ``.docx`` files through python-docx (MIT), in body order: paragraphs and tables.
+
+* Heading levels come from the paragraph styles: ``Title`` is the document title, ``Heading N``
+  (or a style whose outline level is set) a heading of level N; the core properties' title is
+  used when there is no ``Title`` paragraph. All headings at one level with nested numbering are
+  re-levelled by ``ham.ingest.levels`` like any authored source.
+* ``Caption`` paragraphs are captions (linked to the figure or table beside them); list
+  paragraphs (``List Number`` / ``List Bullet`` styles or numbering properties) are collected
+  into one text block per list, and a numbered list is a procedure when
+  ``ham.ingest.evidence.is_procedure`` says so.
+* Tables become table blocks of ``a | b`` rows, with a ``Table N`` caption before or after them.
+* Embedded pictures are stored by ``ham.ingest.assets``; a picture inside a sentence that is an
+  icon (``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]``.
+
+A file that is not a Word document (not a zip, or a zip of something else) is reported naming
+the file; the rest of the corpus still ingests.
+"""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+from ham.document import Document
+from ham.ingest.assets import store_image
+from ham.ingest.builder import Block, build_document, doc_id_for
+from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
+from ham.ingest.report import IngestReport
+from ham.text import split_sentences
+
+SUFFIXES = {".docx"}
+_HEADING = re.compile(r"^(?:heading|überschrift|titre|título|标题)\s*(\d)$", re.I)
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+
+
+def claim(files: list[Path]) -> list[Path]:
+    return [f for f in files if f.suffix.lower() in SUFFIXES]
+
+
+def _level(paragraph) -> tuple[str, int]:
+    """("title" | "heading" | "caption" | "list-number" | "list-bullet" | "text", level)."""
+    style = paragraph.style
+    name = (style.name if style is not None else "") or ""
+    if name.lower() == "title":
+        return "title", 0
+    m = _HEADING.match(name.strip())
+    if m:
+        return "heading", int(m.group(1))
+    s = style
+    while s is not None:
+        ppr = s.element.find(f"{_W}pPr")
+        lvl = ppr.find(f"{_W}outlineLvl") if ppr is not None else None
+        if lvl is not None:
+            return "heading", int(lvl.get(f"{_W}val")) + 1
+        s = s.base_style
+    if name.lower().startswith("caption"):
+        return "caption", 0
+    if name.lower().startswith("list number"):
+        return "list-number", 0
+    if name.lower().startswith("list bullet") or name.lower().startswith("list"):
+        return "list-bullet", 0
+    ppr = paragraph._p.pPr
+    if ppr is not None and ppr.numPr is not None:
+        return "list-number", 0
+    return "text", 0
+
+
+class _Reader:
+    def __init__(self, path: Path, root: Path, report: IngestReport) -> None:
+        self.path, self.root, self.report = path, root, report
+        self.rel = report.rel(path)
+        self.blocks: list[Block] = []
+        self.title = ""
+        self.pending_list: list[str] = []
+        self.list_kind = ""
+
+    def emit(self, kind: str, **fields) -> None:
+        if kind != "list":
+            self.flush_list()
+        self.blocks.append(Block(kind=kind, source=self.rel, index=len(self.blocks), **fields))
+
+    def flush_list(self) -> None:
+        if not self.pending_list:
+            return
+        items, kind = self.pending_list, self.list_kind
+        self.pending_list, self.list_kind = [], ""
+        if kind == "list-number":
+            last = next((b for b in reversed(self.blocks) if b.kind in ("text", "heading")), None)
+            lead = split_sentences(last.text)[-1] if last is not None and last.kind == "text" and last.text else ""
+            steps, why = is_procedure(items, lead)
+            if steps:
+                for n, item in enumerate(items, 1):
+                    self.blocks.append(Block(kind="step", text=item, number=n, rule=f"numbered list: {why}",
+                                             source=self.rel, index=len(self.blocks)))
+                self.blocks.append(Block(kind="end_steps", source=self.rel))
+                return
+            text = "\n".join(f"{n}. {item}" for n, item in enumerate(items, 1))
+        else:
+            text = "\n".join(f"- {item}" for item in items)
+        self.blocks.append(Block(kind="text", text=text, source=self.rel, index=len(self.blocks)))
+
+    def pictures(self, element) -> list[tuple[bytes, str, str]]:
+        out = []
+        for drawing in element.iter(f"{_W}drawing"):
+            doc_pr = next(drawing.iter(f"{_WP}docPr"), None)
+            alt = (doc_pr.get("descr") or doc_pr.get("title") or "") if doc_pr is not None else ""
+            blip = next(drawing.iter(f"{_A}blip"), None)
+            rid = blip.get(f"{_R}embed") if blip is not None else None
+            part = self.part.related_parts.get(rid) if rid else None
+            if part is not None:
+                ext = Path(getattr(part, "partname", "x.png")).suffix.lstrip(".") or "png"
+                out.append((part.blob, ext, alt))
+        return out
+
+    def paragraph(self, p) -> None:
+        kind, level = _level(p)
+        text = " ".join(p.text.split())
+        pics = self.pictures(p._p)
+        if kind == "title" and text:
+            self.title = self.title or text
+            return
+        if kind == "heading" and text:
+            self.emit("heading", text=text, level=level)
+            return
+        inline = []
+        standalone = []
+        for data, ext, alt in pics:
+            rel = store_image(self.root, self.report, self.path, data=data, ext=ext)
+            if rel is None:
+                continue
+            if text and is_inline_icon(rel, self.root / rel, in_text=True):
+                self.report.exclude(self.path, "inline icon (kept as text)")
+                inline.append(icon_text(alt, rel))
+            else:
+                standalone.append((rel, alt))
+        if inline:
+            text = (text + " " + " ".join(inline)).strip()
+        for rel, alt in standalone:
+            self.emit("image", image=rel, image_path=rel, alt=alt)
+        if not text:
+            return
+        if kind == "caption":
+            tables = [b for b in self.blocks[-1:] if b.kind == "table" and not b.caption]
+            if tables and re.match(r"^\s*(Table|Tab\.?|表)\s*\d", text, re.I):
+                tables[0].caption = text
+            else:
+                self.emit("caption", text=text)
+        elif kind.startswith("list"):
+            if self.list_kind and self.list_kind != kind:
+                self.flush_list()
+            self.list_kind = kind
+            self.pending_list.append(text)
+        else:
+            self.emit("text", text=text)
+
+    def table(self, table) -> None:
+        rows = []
+        for row in table.rows:
+            cells = []
+            for cell in row.cells:
+                value = " ".join(cell.text.split())
+                if not cells or value != cells[-1]:  # merged cells repeat their text
+                    cells.append(value)
+            if any(cells):
+                rows.append(" | ".join(cells))
+        caption = ""
+        prev = self.blocks[-1] if self.blocks else None
+        if prev is not None and prev.kind in ("caption", "text") and re.match(r"^\s*(Table|Tab\.?|表)\s*\d", prev.text, re.I):
+            caption = prev.text
+            self.blocks.pop()
+        if rows:
+            self.emit("table", text="\n".join(rows), caption=caption)
+
+    def run(self, document) -> list[Block]:
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
+
+        self.part = document.part
+        for child in document.element.body.iterchildren():
+            if child.tag == f"{_W}p":
+                self.paragraph(Paragraph(child, document))
+            elif child.tag == f"{_W}tbl":
+                self.flush_list()
+                self.table(Table(child, document))
+        self.flush_list()
+        return self.blocks
+
+
+def open_docx(path: Path, report: IngestReport):
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        report.add(path, f"cannot read file ({exc})", "document")
+        return None
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        report.add(path, "not a Word document (.docx files are zip packages; this is not a zip)", "document")
+        return None
+    names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    if "word/document.xml" not in names:
+        shown = ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
+        report.add(path, f"not a Word document: a zip without word/document.xml (holds {shown or 'nothing'})",
+                   "document")
+        return None
+    try:
+        return docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        report.add(path, f"unreadable Word document ({exc.__class__.__name__}: {exc})", "document")
+    except Exception as exc:  # noqa: BLE001 - lxml and python-docx raise many kinds on damaged parts
+        report.add(path, f"unreadable Word document ({exc.__class__.__name__}: {str(exc)[:200]})", "document")
+    return None
+
+
+def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
+    document = open_docx(path, report)
+    if document is None:
+        return None
+    reader = _Reader(path, root, report)
+    blocks = reader.run(document)
+    if not any(b.text.strip() or b.kind == "image" for b in blocks):
+        report.add(path, "no content (empty document)", "document")
+        return None
+    title = reader.title or " ".join((document.core_properties.title or "").split())
+    rel = report.rel(path)
+    return build_document(doc_id_for(rel), title, rel, "docx", blocks, report=report, path=path,
+                          title_rule="title: the Title paragraph or the document properties" if title else "",
+                          fallback_title=path.stem)
+
+
+def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
+    return [d for d in (parse_file(p, root, report) for p in files) if d is not None]

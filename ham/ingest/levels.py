@@ -1,0 +1,295 @@
+"""Heading levels from the evidence a source has, each with the rule that set it.
+
+A source's own levels are used when they say something: Markdown ``#``/``##``, HTML ``h1``-``h6``,
+MinerU's VLM backend, DOCX heading styles. When every heading has the same level (MinerU's
+pipeline backend writes ``text_level: 1`` for all of them; a flattened Markdown file; a PDF read
+without styles) or none, levels are recovered, per heading, from the first evidence that applies:
+
+1. numbering: "1", "1.2", "1.2.1" (depth = number of parts), "Chapter 3", "Part II",
+   "Appendix A", "第三章" / "第二节", "一、" / "（一）", "I." / "II.", "A." / "A.1", "1)", "(a)".
+   Each numbering style nests below the styles already open ("Chapter 3" then "3.1"; IEEE's "I."
+   then "A." then "1)"); a style seen before closes everything opened after it. Letters after a
+   decimal top level are appendices ("A", "A.1" at the depth of "1", "1.1").
+2. typography, where the source gives it (font size from a PDF or MinerU's ``middle.json``): a
+   heading set in the same size as numbered headings takes their depth; without numbered headings,
+   the distinct sizes rank the depths (largest = 1).
+3. section vocabulary of papers and manuals ("Abstract", "Introduction", "Related Work", ...,
+   "References"; "Safety", "Installation", "Operation", "Maintenance", "Troubleshooting", ...):
+   such a heading is top level (in a numbered document only the names that are conventionally
+   top level, ``STRONG_TOP``: an unnumbered "Results" there belongs to the numbered section).
+4. context: any other unnumbered heading in a document that has numbered or vocabulary headings
+   sits one level below the last of those (a ``\\paragraph``-style heading, or the subsections of an
+   unnumbered "Related Work").
+
+No evidence at all keeps the headings flat, and says so. ``Block.rule`` records the rule for each
+heading; ``ham-tree --why`` prints it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ham.text import clean_text
+
+_ZH_NUM = "一二三四五六七八九十百零〇两"
+_ROMAN = re.compile(r"^(?=[IVXLC])M*(C[MD]|D?C{0,3})(X[CL]|L?X{0,3})(I[XV]|V?I{0,3})$")
+
+# (style, pattern); the first that matches wins. Group "n" is the number as written.
+_PATTERNS: list[tuple[str, re.Pattern]] = [
+    ("zh-part", re.compile(rf"^第\s*(?P<n>[{_ZH_NUM}\d]+)\s*[篇部编]")),
+    ("zh-chapter", re.compile(rf"^第\s*(?P<n>[{_ZH_NUM}\d]+)\s*章")),
+    ("zh-section", re.compile(rf"^第\s*(?P<n>[{_ZH_NUM}\d]+)\s*节")),
+    ("zh-enum", re.compile(rf"^(?P<n>[{_ZH_NUM}]+)\s*[、．.]")),
+    ("zh-paren", re.compile(rf"^[（(]\s*(?P<n>[{_ZH_NUM}]+)\s*[)）]")),
+    ("part", re.compile(r"^(?:Part|PART)\s+(?P<n>[IVXLC]+|\d+|[A-Z])\b")),
+    ("chapter", re.compile(r"^(?:Chapter|CHAPTER|Chap\.)\s+(?P<n>\d+|[IVXLC]+)\b")),
+    ("appendix", re.compile(r"^(?:Appendix|APPENDIX|Annex|ANNEX)\s+(?P<n>[A-Z]|\d+)\b")),
+    ("decimal", re.compile(r"^(?:(?:Section|SECTION|§)\s*)?(?P<n>\d{1,3}(?:\.\d{1,3})*)(?:\.(?!\d)|\))?(?=\s|$|[\u3000-\u9fff])")),
+    ("alpha", re.compile(r"^(?P<n>[A-Z](?:\.\d{1,3})*)(?:\.(?!\d)|\))?\s+\S")),
+    ("paren-num", re.compile(r"^\(\s*(?P<n>\d{1,2})\s*\)\s*\S")),
+    ("paren-alpha", re.compile(r"^\(?(?P<n>[a-z])\)\s+\S")),
+]
+_STEP = re.compile(r"^\s*(?:Step|STEP|步骤|第\s*\d+\s*步)\s*(\d+)?")
+_STEP_TITLE = re.compile(r"^\s*(?:Step|STEP)\s+\d+\b|^\s*步骤\s*\d+|^\s*第\s*[\d一二三四五六七八九十]+\s*步")
+
+# Sections of papers and of manuals that are top level wherever they appear (lower-case, no numbers)
+PAPER_SECTIONS = {
+    "abstract", "introduction", "background", "related work", "related works", "prior work",
+    "preliminaries", "method", "methods", "methodology", "approach", "our approach", "model",
+    "experiments", "experimental setup", "experimental results", "evaluation", "results",
+    "results and discussion", "discussion", "analysis", "limitations", "conclusion", "conclusions",
+    "conclusion and future work", "future work", "acknowledgements", "acknowledgments",
+    "acknowledgement", "acknowledgment", "references", "bibliography", "appendix", "appendices",
+    "supplementary material", "ethics statement", "broader impact", "keywords", "index terms",
+    "摘要", "引言", "相关工作", "方法", "实验", "结论", "参考文献", "附录", "致谢",
+}
+MANUAL_SECTIONS = {
+    "safety", "safety information", "safety instructions", "important safety instructions",
+    "warnings", "introduction", "overview", "product overview", "getting started", "quick start",
+    "installation", "install", "setup", "set up", "configuration", "operation", "operating instructions",
+    "usage", "use", "maintenance", "care and maintenance", "cleaning", "troubleshooting",
+    "specifications", "technical specifications", "technical data", "features", "package contents",
+    "what's in the box", "warranty", "disposal", "support", "glossary", "index", "faq",
+    "frequently asked questions", "appendix", "revision history", "ordering information",
+    "electrical characteristics", "absolute maximum ratings", "mechanical characteristics",
+    "storage", "transportation", "安全", "安全须知", "安全说明", "概述", "产品概述", "安装", "操作",
+    "使用", "维护", "保养", "故障排除", "规格", "技术参数", "保修", "产品特性", "储存", "运输",
+}
+BACK_MATTER = {"references", "bibliography", "acknowledgements", "acknowledgments", "参考文献", "致谢"}
+
+
+@dataclass(frozen=True)
+class Numbering:
+    style: str
+    number: str
+    parts: int          # dotted parts of a decimal or appendix number ("1.2.1" -> 3)
+
+
+def numbering_of(title: str) -> Numbering | None:
+    """The numbering prefix of a heading, or None ("Step N" is not numbering: it is a step)."""
+    text = clean_text(title).strip()
+    if _STEP_TITLE.match(text):
+        return None
+    for style, pattern in _PATTERNS:
+        m = pattern.match(text)
+        if not m:
+            continue
+        number = m.group("n")
+        rest = text[m.end():].strip()
+        if style == "decimal":
+            if not rest and "." not in number:
+                return None  # a bare number is a page number or a value, not a heading
+            if "." not in number and int(number) > 99 and not text.startswith(("Section", "SECTION", "§")):
+                return None  # "2023 annual report", "5000 mAh"
+            return Numbering("decimal", number, number.count(".") + 1)
+        if style == "alpha" and number[0] in "IVXLC" and "." not in number and _ROMAN.match(number):
+            style = "roman-or-alpha"
+        if style == "alpha" and not rest:
+            return None
+        return Numbering(style, number, number.count(".") + 1)
+    m = re.match(r"^(?P<n>[IVXLC]+)\.\s+\S", text)
+    if m and _ROMAN.match(m.group("n")):
+        return Numbering("roman", m.group("n"), 1)
+    return None
+
+
+def numbering_depth(title: str) -> int | None:
+    """Depth implied by a decimal or lettered numbering prefix alone: "4." -> 1, "4.7." -> 2,
+    "A.2" -> 2; None when there is none (used where no document context is at hand)."""
+    n = numbering_of(title)
+    if n is None or n.style not in ("decimal", "alpha", "appendix", "chapter", "part") \
+            or not any(c.isdigit() for c in n.number):
+        return None
+    return n.parts
+
+
+def is_step_title(title: str) -> bool:
+    return bool(_STEP_TITLE.match(clean_text(title)))
+
+
+def vocabulary_of(title: str) -> str | None:
+    """"paper" or "manual" when the heading (numbering removed) is a known top-level section name."""
+    text = clean_text(title).strip()
+    n = numbering_of(text)
+    if n is not None:
+        text = re.sub(r"^\S+\s*", "", text, count=1) if n.style not in ("zh-chapter", "zh-section") else text
+    key = re.sub(r"[\s:：.]+$", "", " ".join(text.lower().split()))
+    if key in PAPER_SECTIONS:
+        return "paper"
+    if key in MANUAL_SECTIONS:
+        return "manual"
+    # a bilingual heading ("概述 Overview"): either half
+    halves = [h for h in re.split(r"(?<=[\u3000-\u9fff])\s+(?=[A-Za-z])|(?<=[A-Za-z])\s+(?=[\u3000-\u9fff])", key) if h]
+    if len(halves) > 1:
+        for half in halves:
+            if half in PAPER_SECTIONS:
+                return "paper"
+            if half in MANUAL_SECTIONS:
+                return "manual"
+    return None
+
+
+def levels_informative(levels: list[int], titles: list[str] | None = None, authored: bool = True) -> bool:
+    """Whether a source's heading levels say something. Levels that differ do. Equal levels (or
+    none) do not when they come from a parser (``authored=False``: MinerU's pipeline gives every
+    heading level 1, a PDF has none) and there are two headings or more; when an author chose
+    them (Markdown, HTML, DOCX styles) they do, unless the numbering nests where the levels do
+    not ("1" and "1.1" both ``#``)."""
+    given = [lv for lv in levels if lv > 0]
+    if len(given) < len(levels):
+        return False if not given else len(set(given)) > 1
+    if len(set(given)) > 1:
+        return True
+    if not authored:
+        return len(given) < 2
+    numbered = [numbering_of(t) for t in titles or []]
+    depths = {n.parts for n in numbered if n is not None and n.style in ("decimal", "alpha", "appendix")}
+    chapters = any(n is not None and n.style in ("chapter", "zh-chapter", "part") for n in numbered)
+    return not (len(depths) > 1 or (chapters and depths))
+
+
+# names that are top level even in a numbered document (an unnumbered "Results" there is more
+# likely a run-in heading of a numbered section)
+STRONG_TOP = {"abstract", "keywords", "index terms", "introduction", "background", "related work", "related works",
+              "prior work", "conclusion", "conclusions", "conclusion and future work", "limitations",
+              "acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment", "references",
+              "bibliography", "appendix", "appendices", "supplementary material", "ethics statement",
+              "broader impact", "safety", "safety information", "safety instructions",
+              "important safety instructions", "installation", "operation", "operating instructions",
+              "maintenance", "care and maintenance", "troubleshooting", "specifications",
+              "technical specifications", "warranty", "glossary", "index", "revision history", "摘要", "引言",
+              "相关工作", "结论", "参考文献", "附录", "致谢", "安全", "安全须知", "安全说明", "安装", "维护",
+              "故障排除", "规格", "保修"}
+
+
+def _vocab_key(title: str) -> str:
+    return re.sub(r"[\s:：.]+$", "", " ".join(clean_text(title).lower().split()))
+
+
+def size_classes(sizes: list[float]) -> dict[float, float]:
+    """Each size mapped to its class: sizes within 8% of a larger one count as that one (line
+    heights and font sizes measured from a page are noisy)."""
+    out: dict[float, float] = {}
+    head = None
+    for size in sorted(set(sizes), reverse=True):
+        if head is None or size < head * 0.92:
+            head = size
+        out[size] = head
+    return out
+
+
+@dataclass
+class _Open:
+    style: str
+    depth: int      # depth of the last heading of this style
+    base: int = 0   # decimal only: depth - parts
+
+
+class LevelResolver:
+    """Assigns ``(level, rule)`` to each heading of one document, in order (rules: module docstring).
+    ``headings``: (title, font size or None) for every heading of the document, in order."""
+
+    def __init__(self, headings: list[tuple[str, float | None]]) -> None:
+        titles = [t for t, _ in headings]
+        self.numbered = [numbering_of(t) for t in titles]
+        present = [n for n in self.numbered if n is not None]
+        styles = [n.style for n in present]
+        self.has_roman = "roman" in styles or styles.count("roman-or-alpha") >= 2
+        self.decimal_top = bool(present) and present[0].style == "decimal" and present[0].parts == 1
+        self.has_numbering = any(s in ("decimal", "roman", "chapter", "zh-chapter", "part") for s in styles) or \
+            self.has_roman
+        known = [s for _, s in headings if s is not None]
+        self.classes = size_classes(known)
+        distinct = sorted(set(self.classes.values()), reverse=True)
+        self.ranked = distinct if len(distinct) > 1 else []
+        self.sizes = [self.classes.get(s) if s is not None else None for _, s in headings]
+        self.stack: list[_Open] = []
+        self.size_depth: dict[float, int] = {}
+        self.anchor = 0            # depth of the last heading placed by real evidence
+        self.after_back_matter = False
+        self._i = 0
+
+    def _numbered_depth(self, n: Numbering) -> tuple[int, str]:
+        style = n.style
+        if style == "roman-or-alpha":
+            style = "roman" if self.has_roman else "alpha"
+        if style in ("alpha", "appendix") and (self.decimal_top or self.after_back_matter):
+            # appendices after decimal sections: "A" / "A.1" as deep as "1" / "1.1"
+            self.stack = [_Open("appendix", n.parts, 0)]
+            return n.parts, f"numbering {n.number} (appendix) -> depth {n.parts}"
+        for i, entry in enumerate(self.stack):
+            if entry.style == style:
+                del self.stack[i + 1:]
+                floor = self.stack[i - 1].depth + 1 if i else 1
+                depth = max(floor, entry.base + n.parts) if style == "decimal" else entry.depth
+                entry.depth = depth
+                return depth, f"numbering {n.number} -> depth {depth}"
+        if style == "decimal":
+            depth = self.stack[-1].depth + 1 if self.stack else n.parts
+            self.stack.append(_Open(style, depth, depth - n.parts))
+            return depth, f"numbering {n.number} -> depth {depth}"
+        depth = self.stack[-1].depth + 1 if self.stack else 1
+        self.stack.append(_Open(style, depth))
+        return depth, f"numbering {n.number} ({style}) nested in the open numbering -> depth {depth}"
+
+    def next(self, title: str) -> tuple[int, str]:
+        i = self._i
+        self._i += 1
+        n, size = self.numbered[i], self.sizes[i]
+        vocab = vocabulary_of(title)
+        key = _vocab_key(title)
+        top_vocab = vocab is not None and (not self.has_numbering or key in STRONG_TOP)
+        if n is not None:
+            depth, rule = self._numbered_depth(n)
+            if size is not None:
+                self.size_depth.setdefault(size, depth)
+        elif size is not None and size in self.size_depth:
+            depth = self.size_depth[size]
+            rule = f"font size {size:g}pt, as numbered headings of depth {depth}"
+        elif size is not None and self.ranked and any(s > size for s in self.size_depth):
+            ref = min(s for s in self.size_depth if s > size)
+            depth = self.size_depth[ref] + self.ranked.index(size) - self.ranked.index(ref)
+            rule = (f"font size {size:g}pt: {self.ranked.index(size) - self.ranked.index(ref)} size(s) below "
+                    f"the {ref:g}pt headings of depth {self.size_depth[ref]}")
+        elif size is not None and self.ranked and not self.size_depth and not top_vocab:
+            depth = self.ranked.index(size) + 1
+            rule = f"font size {size:g}pt: rank {depth} of {len(self.ranked)} heading sizes"
+        elif top_vocab:
+            depth, rule = 1, f"section vocabulary ({vocab}): top level"
+            self.stack = []
+        elif self.anchor:
+            depth = self.anchor + 1
+            rule = f"unnumbered: one level below the last numbered or known section (depth {depth})"
+            self.after_back_matter = self.after_back_matter and True
+            return depth, rule
+        else:
+            depth, rule = 1, "no nesting evidence (numbering, font size, section names): top level"
+        self.anchor = depth
+        if n is None and depth == 1:
+            self.after_back_matter = key in BACK_MATTER
+        return depth, rule
+
+
+def step_number(title: str) -> int | None:
+    m = _STEP.match(clean_text(title))
+    return int(m.group(1)) if m and m.group(1) else None

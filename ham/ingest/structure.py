@@ -1,0 +1,317 @@
+"""Document-level passes over a block stream, run by ``build_document`` before the tree is built.
+
+In order:
+
+1. **Page furniture.** Blocks the source marks as page header, footer, page number or discarded
+   are left out and counted by kind. In sources with pages, lines that repeat at the top or bottom
+   of the pages (digits ignored: running headers, "Page 3 of 20", "第 3 页 共 20 页",
+   confidentiality footers) on at least 3 pages and 40% of them, page-number lines at a page edge,
+   and a line at the very top or bottom of a page that repeats a heading of the document without
+   its number (a chapter title as running header) are left out too ("running header/footer",
+   "page number").
+2. **Front matter.** A table of contents (a "Contents" / "目录" heading and the entries after it,
+   or blocks of dot-leader lines "Introduction ........ 3") and the credits of a preamble (a
+   "Copyright" / "Contributors" / "Feedback" / "Legal notice" label and what follows it up to the
+   next heading; paragraphs before the first section that open with "Copyright", "©", "All rights
+   reserved", "All trademarks") are left out and counted.
+3. **Tables continued across pages.** An empty table item right after a table is the stub a parser
+   (MinerU) left when it merged the two: dropped and counted. A table that opens a page right after
+   a table that closed the previous one, without a caption of its own, is joined to it (a repeated
+   header row dropped): one unit. An empty table anywhere else is reported as lost.
+4. **Title.** Unless the format knows it, the title is the first heading on the first page that is
+   not a table of contents, a running header, a legal line, a known section name or a numbered
+   heading (the largest such heading where font sizes are known; the only level-1 heading where the
+   source's levels differ). That heading leaves the stream; ``Document.root.rule`` says how.
+5. **Levels.** When the source's heading levels are flat or missing, ``ham.ingest.levels``
+   recovers them (numbering, font size, section vocabulary, context) and records the rule.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+from ham.ingest.builder import Block, same_title
+from ham.ingest.levels import LevelResolver, is_step_title, levels_informative, numbering_of, vocabulary_of
+from ham.text import clean_text, normalise_ws
+
+_TOC_TITLES = {"contents", "table of contents", "目录", "目 录", "目次", "inhalt", "inhaltsverzeichnis",
+               "sommaire", "table des matières", "índice", "indice", "contenido", "contenidos", "目录 contents",
+               "目 录 contents", "contents 目录", "toc"}
+_TOC_LINE = re.compile(r"^.{2,}?(?:\s*(?:\.{2,}|…+|·{2,}|_{3,}|-{3,})\s*|\t+)(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.I)
+_PAGE_NUMBER = re.compile(
+    r"^(?:(?:page|pg\.?|p\.|seite|página)\s*\d+(?:\s*(?:of|/|von|de)\s*\d+)?"
+    r"|第\s*\d+\s*页\s*[,，/]?\s*(?:共\s*\d+\s*页)?"
+    r"|共\s*\d+\s*页\s*[,，]?\s*第\s*\d+\s*页"
+    r"|[-–—]?\s*\d{1,4}\s*[-–—]?"
+    r"|\d{1,4}\s*/\s*\d{1,4}"
+    r"|[ivxlc]{1,6})$", re.I)
+_FRONT_LABELS = {"copyright", "copyrights", "contributors", "feedback", "legal notice", "legal notices",
+                 "license", "licence", "trademarks", "credits", "authors", "translators", "translation",
+                 "publication date", "revision history", "disclaimer", "版权", "版权声明", "免责声明"}
+_LEGAL = re.compile(r"^\s*(?:copyright\b|©|\(c\)\s*\d{4}|all rights reserved|all trademarks|"
+                    r"版权所有|保留所有权利|本文档版权)", re.I)
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\d+", "#", normalise_ws(text))
+
+
+def is_toc_title(text: str) -> bool:
+    return normalise_ws(text).strip(" :：") in _TOC_TITLES
+
+
+def is_toc_text(text: str) -> bool:
+    lines = [ln.strip() for ln in clean_text(text).splitlines() if ln.strip()]
+    if not lines:
+        return False
+    hits = sum(1 for ln in lines if _TOC_LINE.match(ln))
+    return hits >= max(1, 0.6 * len(lines))
+
+
+def is_legal_line(text: str) -> bool:
+    return bool(_LEGAL.match(clean_text(text)))
+
+
+def _at_edge(block: Block, first: set[int], last: set[int], i: int) -> bool:
+    if block.bbox is not None and len(block.bbox) == 4:
+        return block.bbox[1] < 90 or block.bbox[3] > 910
+    return i in first or i in last
+
+
+def remove_furniture(blocks: list[Block], report, path) -> list[Block]:
+    marked = [b for b in blocks if b.furniture]
+    for what, n in Counter(b.furniture for b in marked).items():
+        report.exclude(path, what, n)
+    blocks = [b for b in blocks if not b.furniture]
+    pages = sorted({b.page for b in blocks if b.page is not None})
+    if len(pages) < 2:
+        return blocks
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, b in enumerate(blocks):
+        if b.page is not None and b.kind in ("text", "heading", "caption"):
+            by_page[b.page].append(i)
+    first = {i for idx in by_page.values() for i in idx[:2]}
+    last = {i for idx in by_page.values() for i in idx[-2:]}
+    drop: dict[int, str] = {}
+    seen: dict[str, set[int]] = defaultdict(set)
+    where: dict[str, list[int]] = defaultdict(list)
+    for i, b in enumerate(blocks):
+        if b.kind not in ("text", "heading", "caption") or b.page is None:
+            continue
+        text = " ".join(clean_text(b.text).split())
+        if not text or len(text.split()) > 15 or len(text) > 120:
+            continue
+        edge = _at_edge(b, first, last, i)
+        if edge and _PAGE_NUMBER.match(text):
+            drop[i] = "page number"
+            continue
+        if edge:
+            seen[_key(text)].add(b.page)
+            where[_key(text)].append(i)
+    need = max(3, 0.4 * len(pages)) if len(pages) > 2 else 2
+    for key, on_pages in seen.items():
+        if len(on_pages) >= need:
+            for i in where[key]:
+                drop[i] = "running header/footer"
+    # a line at the very top or bottom of a page repeating a heading of the document (the chapter
+    # title as running header), without its numbering
+    heads = {normalise_ws(re.sub(r"^\S+\s+\S+\s+" if re.match(r"^(chapter|part|appendix)\b", b.text, re.I)
+                                 else r"^[\d.]+\s+", "", clean_text(b.text)))
+             for b in blocks if b.kind == "heading" and b.text.strip()}
+    for i, b in enumerate(blocks):
+        if i in drop or b.kind != "text" or b.bbox is None or len(b.bbox) != 4 or not (b.bbox[1] < 60 or b.bbox[3] > 940):
+            continue
+        if len(b.text.split()) <= 8 and normalise_ws(b.text) in heads:
+            drop[i] = "running header/footer"
+    for what, n in Counter(drop.values()).items():
+        report.exclude(path, what, n)
+    return [b for i, b in enumerate(blocks) if i not in drop]
+
+
+def remove_front_matter(blocks: list[Block], report, path, title: str = "") -> list[Block]:
+    """Tables of contents and credits (rules: module docstring)."""
+    out: list[Block] = []
+    n_toc = n_credit = 0
+    in_toc = in_credits = False
+    headings_seen = 0
+    first_page = next((b.page for b in blocks if b.page is not None), None)
+    for b in blocks:
+        text = clean_text(b.text).strip()
+        if b.kind == "heading":
+            if is_toc_title(text):
+                in_toc, in_credits = True, False
+                n_toc += 1
+                continue
+            if in_toc and (_TOC_LINE.match(text) or not text):
+                n_toc += 1
+                continue
+            in_toc = in_credits = False
+            if normalise_ws(text) in _FRONT_LABELS and not same_title(text, title) and headings_seen == 0:
+                in_credits = True
+                n_credit += 1
+                continue
+            if not same_title(text, title):
+                headings_seen += 1
+            out.append(b)
+            continue
+        if b.kind in ("text", "caption"):
+            if in_toc and is_toc_text(text):
+                n_toc += 1
+                continue
+            in_toc = False
+            early = headings_seen == 0 or (first_page is not None and b.page is not None and b.page <= first_page + 1
+                                           and headings_seen <= 1)
+            if is_toc_text(text) and len(text.splitlines()) >= 2 and early:
+                n_toc += 1
+                continue
+            if normalise_ws(text).rstrip(" :：") in _FRONT_LABELS and headings_seen == 0:
+                in_credits = True
+                n_credit += 1
+                continue
+            if in_credits or (early and is_legal_line(text) and len(text.split()) < 80):
+                n_credit += 1
+                continue
+        elif in_toc and b.kind not in ("end_steps",):
+            in_toc = False
+        elif in_credits and b.kind in ("step", "table", "image"):
+            in_credits = False
+        out.append(b)
+    report.exclude(path, "table of contents", n_toc)
+    report.exclude(path, "front matter (copyright, credits)", n_credit)
+    return out
+
+
+def _table_rows(text: str) -> list[str]:
+    return [r for r in text.splitlines() if r.strip()]
+
+
+def join_tables(blocks: list[Block], report, path) -> list[Block]:
+    out: list[Block] = []
+    last_content: Block | None = None   # the previous kept block that is content
+    for b in blocks:
+        if b.kind == "table" and not b.text.strip() and not b.image_path and not b.image and not b.caption.strip():
+            if last_content is not None and last_content.kind == "table":
+                report.exclude(path, "table continuation stub (already merged by the parser)")
+            else:
+                where = f" (page {b.page + 1})" if b.page is not None else ""
+                report.add(path, f"table item{where} without body, image or caption", "table")
+            continue
+        if (b.kind == "table" and last_content is not None and last_content.kind == "table"
+                and not b.caption.strip() and b.page is not None and last_content.page is not None
+                and b.page == last_content.page + 1 and b.text.strip()):
+            prev_rows, rows = _table_rows(last_content.text), _table_rows(b.text)
+            if rows and prev_rows and normalise_ws(rows[0]) == normalise_ws(prev_rows[0]):
+                rows = rows[1:]
+            merged = replace(last_content, text="\n".join(prev_rows + rows),
+                             footnote="\n".join(x for x in (last_content.footnote, b.footnote) if x))
+            out[out.index(last_content)] = merged
+            last_content = merged
+            report.exclude(path, "table continued across pages (joined into one unit)")
+            continue
+        out.append(b)
+        if b.kind in ("text", "table", "image", "heading", "step", "caption"):
+            last_content = b
+    return out
+
+
+def detect_title(blocks: list[Block], informative: bool) -> tuple[int | None, str]:
+    """(index of the heading block that is the title, rule), or (None, "") when no heading is."""
+    heads = [(i, b) for i, b in enumerate(blocks) if b.kind == "heading" and clean_text(b.text).strip()]
+    if not heads:
+        return None, ""
+    skipped: list[str] = []
+
+    def plain(text: str) -> bool:
+        if is_toc_title(text):
+            skipped.append("a table of contents")
+        elif is_legal_line(text):
+            skipped.append("a legal line")
+        else:
+            return True
+        return False
+
+    if informative:
+        usable = [(i, b) for i, b in heads if plain(" ".join(clean_text(b.text).split()))]
+        if not usable:
+            return None, ""
+        i, b = usable[0]
+        levels = [h.level for _, h in usable]
+        if b.level == 1 and levels.count(1) == 1 and not is_step_title(b.text):
+            note = f", skipping {', '.join(dict.fromkeys(skipped))}" if skipped else ""
+            return i, f"title: the only level-1 heading{note}"
+        return None, ""
+    first_page = next((b.page for _, b in heads if b.page is not None and not is_toc_title(b.text)
+                       and not is_legal_line(b.text)), None)
+    sizes = [b.font_size for _, b in heads if b.font_size is not None]
+    top = [(i, b) for i, b in heads if b.font_size is not None and b.font_size == max(sizes, default=None)
+           and (first_page is None or b.page == first_page) and plain(" ".join(clean_text(b.text).split()))]
+    if len(top) == 1 and sizes.count(top[0][1].font_size) == 1 and not is_step_title(top[0][1].text):
+        # one heading set larger than every other: the title, even when numbered ("Chapter 6. ...")
+        i, b = top[0]
+        return i, f"title: the largest heading of the document ({b.font_size:g}pt), on its first page"
+    skipped.clear()
+    candidates = []
+    for i, b in heads:
+        text = " ".join(clean_text(b.text).split())
+        if first_page is not None and b.page is not None and b.page > first_page:
+            break
+        if first_page is None and len(candidates) + len(skipped) >= 3:
+            break
+        if not plain(text):
+            continue
+        if vocabulary_of(text) or numbering_of(text) or is_step_title(text):
+            skipped.append("section headings")
+        elif len(text.split()) > 30:
+            skipped.append("a long heading")
+        else:
+            candidates.append((i, b, list(skipped)))
+    if not candidates:
+        return None, ""
+
+    def skipping(before: list[str]) -> str:
+        return f", skipping {', '.join(dict.fromkeys(before))}" if before else ""
+
+    sized = [c for c in candidates if c[1].font_size is not None]
+    if len(sized) > 1:
+        i, b, before = max(sized, key=lambda c: (c[1].font_size, -c[0]))
+        return i, f"title: the largest heading on the first page ({b.font_size:g}pt){skipping(before)}"
+    i, b, before = candidates[0]
+    where = "on the first page" if first_page is not None else "of the document"
+    return i, f"title: the first heading {where}{skipping(before)}"
+
+
+def resolve_levels(blocks: list[Block], authored: bool = True) -> list[Block]:
+    heads = [b for b in blocks if b.kind == "heading" and not is_step_title(b.text)]
+    if levels_informative([b.level for b in heads], [b.text for b in heads], authored):
+        return blocks
+    resolver = LevelResolver([(b.text, b.font_size) for b in heads])
+    out = []
+    for b in blocks:
+        if b.kind == "heading" and not is_step_title(b.text):
+            level, rule = resolver.next(b.text)
+            b = replace(b, level=level, rule=rule)
+        out.append(b)
+    return out
+
+
+def prepare(blocks: list[Block], title: str, report, path: Path | str,
+            authored: bool = True) -> tuple[list[Block], str, str]:
+    """The passes of the module docstring: (blocks, title, how the title was found). ``authored``:
+    the heading levels were chosen by the author (Markdown, HTML, DOCX), not by a parser."""
+    blocks = remove_furniture(blocks, report, path)
+    blocks = remove_front_matter(blocks, report, path, title)
+    blocks = join_tables(blocks, report, path)
+    rule = ""
+    heads = [b for b in blocks if b.kind == "heading" and not is_step_title(b.text)]
+    informative = levels_informative([b.level for b in heads], [b.text for b in heads], authored)
+    if not title:
+        at, rule = detect_title(blocks, informative)
+        if at is not None:
+            title = " ".join(clean_text(blocks[at].text).split())
+            blocks = blocks[:at] + blocks[at + 1:]
+    else:
+        rule = "title: given by the source"
+    blocks = resolve_levels(blocks, authored)
+    return blocks, title, rule

@@ -1,0 +1,72 @@
+"""DOCX ingest (python-docx): heading styles, captions, lists, tables, embedded pictures, bad files."""
+import io
+import zipfile
+
+import docx
+import pytest
+from docx.shared import Inches
+from PIL import Image
+
+from ham.ingest import ingest_corpus
+from tests.ingest.helpers import heading_path, node_titled
+
+
+def _png(size, colour):
+    buf = io.BytesIO()
+    Image.new("RGB", size, colour).save(buf, format="PNG")
+    buf.seek(0)
+    return buf
+
+
+@pytest.fixture
+def manual(tmp_path):
+    d = docx.Document()
+    d.add_paragraph("Kettle K-1 Instructions", style="Title")
+    d.add_paragraph("Keep this booklet.")
+    d.add_heading("Safety", level=1)
+    d.add_paragraph("Never immerse the base in water.")
+    d.add_heading("Use", level=1)
+    d.add_heading("Filling", level=2)
+    d.add_paragraph("To fill the kettle:")
+    d.add_paragraph("Open the lid.", style="List Number")
+    d.add_paragraph("Pour in water up to the MAX mark.", style="List Number")
+    d.add_paragraph().add_run().add_picture(_png((400, 300), "grey"), width=Inches(3))
+    d.add_paragraph("Figure 1: The water gauge", style="Caption")
+    p = d.add_paragraph("Press the switch ")
+    p.add_run().add_picture(_png((16, 16), "red"), width=Inches(0.2))
+    p.add_run(" to start.")
+    d.add_paragraph("Table 1: Boiling times", style="Caption")
+    t = d.add_table(rows=2, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Volume", "Time"
+    t.cell(1, 0).text, t.cell(1, 1).text = "1 l", "3 min"
+    d.save(tmp_path / "kettle.docx")
+    return tmp_path
+
+
+def test_docx_heading_styles_title_steps_table_and_pictures(manual):
+    docs, report = ingest_corpus(manual)
+    assert report.problems == []
+    doc = docs[0]
+    assert doc.format == "docx" and doc.title == "Kettle K-1 Instructions"
+    assert [n.title for n in doc.root.children if n.kind == "section"] == ["Safety", "Use"]
+    filling = node_titled(doc, "Filling")
+    assert heading_path(doc, filling) == ["Use"]
+    steps = [c for c in filling.children if c.kind == "step"]
+    assert [s.title for s in steps] == ["Step 1", "Step 2"]  # "To fill the kettle:" leads in
+    image = next(n for n in doc.leaves() if n.kind == "image")
+    assert image.caption == "Figure 1: The water gauge" and (manual / image.image_path).is_file()
+    assert any(n.text.startswith("Press the switch") and "[" in n.text for n in doc.leaves())  # icon inline
+    table = next(n for n in doc.leaves() if n.kind == "table")
+    assert table.text.splitlines() == ["Table 1: Boiling times", "Volume | Time", "1 l | 3 min"]
+    assert report.excluded_totals()["inline icon (kept as text)"] == 1
+
+
+def test_docx_that_is_not_a_word_file_is_reported_by_name(manual):
+    (manual / "fake.docx").write_bytes(b"plain text, not a zip")
+    with zipfile.ZipFile(manual / "other.docx", "w") as z:
+        z.writestr("content.xml", "<office:document/>")  # an OpenDocument-ish zip, not Word
+    docs, report = ingest_corpus(manual)
+    assert [d.source for d in docs] == ["kettle.docx"]
+    problems = {p.file: p.problem for p in report.problems}
+    assert problems["fake.docx"].startswith("not a Word document") and "not a zip" in problems["fake.docx"]
+    assert "without word/document.xml" in problems["other.docx"] and "content.xml" in problems["other.docx"]

@@ -1,0 +1,65 @@
+"""PDF files read directly (pdfplumber): headings from font sizes and numbering, figures with
+their captions, tables with caption and rows, page furniture removed; bad PDFs reported by name."""
+import pytest
+
+from ham.ingest import ingest_corpus
+from ham.units import build_units
+from tests.ingest.helpers import heading_path, node_titled
+from tests.support.pdfs import manual_pdf, scanned_pdf
+
+
+@pytest.fixture(scope="module")
+def pump(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pdf")
+    manual_pdf(root / "pump.pdf")
+    for png in root.glob("*.png"):
+        png.unlink()
+    docs, report = ingest_corpus(root)
+    assert report.problems == [] and len(docs) == 1
+    return root, docs[0], report
+
+
+def test_pdf_title_and_nesting_from_font_sizes_and_numbering(pump):
+    _, doc, _ = pump
+    assert doc.format == "pdf" and doc.title == "Pump P-300 Service Manual"  # not the metadata "Microsoft Word - ..."
+    assert [n.title for n in doc.root.children if n.kind == "section"] == [
+        "1 Installation", "2 Maintenance", "3 Troubleshooting"]
+    wiring = node_titled(doc, "1.1 Wiring")
+    assert heading_path(doc, wiring) == ["1 Installation"] and wiring.page == 0
+    assert wiring.rule == "numbering 1.1 -> depth 2"
+
+
+def test_pdf_figure_and_table_with_captions_and_images(pump):
+    root, doc, _ = pump
+    units = {u.kind: u for u in build_units(doc)}
+    figure = units["image"]
+    assert figure.caption == "Figure 1: The pump on its concrete base." and figure.label == "Figure 1"
+    assert figure.image_path.startswith(".ham/images/") and (root / figure.image_path).is_file()
+    table = units["table"]
+    assert table.content.splitlines() == ["Table 1: Service intervals", "Part | Interval", "Oil | 1 month",
+                                          "Seals | 24 months"]
+    assert table.page == 1 and (root / table.image_path).is_file()  # the table keeps its image
+    assert heading_path(doc, next(n for n in doc.leaves() if n.kind == "table")) == ["2 Maintenance"]
+
+
+def test_pdf_running_header_and_page_footer_are_excluded(pump):
+    _, doc, report = pump
+    texts = " ".join(n.text for n in doc.leaves())
+    assert "Rev. B" not in texts and "Page 2 of 3" not in texts
+    assert report.excluded_totals()["page number"] == 3
+    assert report.excluded_totals()["running header/footer"] == 3
+
+
+def test_bad_pdfs_are_reported_by_name_and_the_rest_ingests(tmp_path):
+    manual_pdf(tmp_path / "good.pdf")
+    manual_pdf(tmp_path / "locked.pdf", encrypt="secret")
+    scanned_pdf(tmp_path / "scan.pdf")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\ngarbage")
+    for png in tmp_path.glob("*.png"):
+        png.unlink()
+    docs, report = ingest_corpus(tmp_path)
+    assert [d.source for d in docs] == ["good.pdf"]
+    problems = {p.file: p.problem for p in report.problems}
+    assert problems["locked.pdf"].startswith("password-protected PDF")
+    assert problems["scan.pdf"].startswith("no text layer") and "MinerU or Docling" in problems["scan.pdf"]
+    assert problems["broken.pdf"].startswith("corrupt or unreadable PDF")

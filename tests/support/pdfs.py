@@ -1,0 +1,85 @@
+"""Test PDFs drawn with reportlab (BSD): a small manual with real font sizes, a figure, a ruled
+table, running headers and "Page N of M" footers; an image-only (scanned) PDF; an encrypted one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+
+def _picture(path: Path, label: str, size=(480, 300)) -> Path:
+    im = Image.new("RGB", size, "steelblue")
+    ImageDraw.Draw(im).rectangle([20, 20, size[0] - 20, size[1] - 20], outline="white", width=6)
+    ImageDraw.Draw(im).text((40, 40), label, fill="white")
+    im.save(path)
+    return path
+
+
+def manual_pdf(path: Path, pages: int = 3, encrypt: str | None = None) -> Path:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    width, height = A4
+    c = canvas.Canvas(str(path), pagesize=A4, encrypt=encrypt)
+    c.setTitle("Microsoft Word - pump.docx")
+    pic = _picture(path.with_suffix(".fig.png"), "pump")
+    body = [
+        [("Helvetica-Bold", 24, "Pump P-300 Service Manual"),
+         ("Helvetica", 10, "This manual covers installation and care of the P-300 pump."),
+         ("Helvetica-Bold", 16, "1 Installation"),
+         ("Helvetica", 10, "Place the pump on a level concrete base and fix it with four anchor bolts."),
+         ("Helvetica-Bold", 13, "1.1 Wiring"),
+         ("Helvetica", 10, "Connect the motor to a 400 V supply through the isolator."),
+         ("figure", 0, "Figure 1: The pump on its concrete base.")],
+        [("Helvetica-Bold", 16, "2 Maintenance"),
+         ("Helvetica", 10, "Check the oil level every month and replace the seals every two years."),
+         ("table", 0, "Table 1: Service intervals"),
+         ("Helvetica-Bold", 13, "2.1 Cleaning"),
+         ("Helvetica", 10, "Rinse the strainer with clean water.")],
+        [("Helvetica-Bold", 16, "3 Troubleshooting"),
+         ("Helvetica", 10, "If the pump hums but does not start, check the capacitor.")],
+    ]
+    for n in range(pages):
+        c.setFont("Helvetica", 8)
+        c.drawString(72, height - 40, "P-300 Service Manual - Rev. B")
+        c.drawString(width / 2 - 30, 30, f"Page {n + 1} of {pages}")
+        y = height - 100
+        for font, size, text in body[n % len(body)]:
+            if font == "figure":
+                c.drawImage(str(pic), 100, y - 200, width=240, height=150)
+                y -= 215
+                c.setFont("Helvetica", 9)
+                c.drawString(100, y, text)
+                y -= 30
+                continue
+            if font == "table":
+                c.setFont("Helvetica", 9)
+                c.drawString(100, y, text)
+                y -= 20
+                rows = [("Part", "Interval"), ("Oil", "1 month"), ("Seals", "24 months")]
+                for r, (a, b) in enumerate(rows):
+                    top = y - r * 18
+                    c.rect(100, top - 18, 150, 18)
+                    c.rect(250, top - 18, 150, 18)
+                    c.drawString(105, top - 13, a)
+                    c.drawString(255, top - 13, b)
+                y -= 18 * len(rows) + 30
+                continue
+            c.setFont(font, size)
+            c.drawString(72, y, text)
+            y -= size * 2.2
+        c.showPage()
+    c.save()
+    return path
+
+
+def scanned_pdf(path: Path) -> Path:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pic = _picture(path.with_suffix(".scan.png"), "scanned page", (600, 800))
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.drawImage(str(pic), 0, 0, width=A4[0], height=A4[1])
+    c.showPage()
+    c.save()
+    return path
