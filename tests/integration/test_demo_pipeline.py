@@ -57,14 +57,19 @@ def test_finished_run_is_not_run_again(demo_run, capsys):
     assert "already finished" in capsys.readouterr().err
 
 
-def test_rerun_reuses_ingest_and_index_and_skips_done_questions(demo_run):
+def test_rerun_answers_every_question_again_keeping_the_old_file_and_reusing_the_index(demo_run):
     tmp, out = demo_run
-    before = (out / "predictions.jsonl").read_text()
+    before = _lines(out / "predictions.jsonl")
     again = run(_cfg(tmp, "rerun=true"))
     assert again == out
-    assert (out / "predictions.jsonl").read_text() == before
+    kept = [p for p in out.glob("predictions.*.jsonl")]
+    assert len(kept) == 1 and _lines(kept[0]) == before, "the previous predictions are kept aside"
+    after = _lines(out / "predictions.jsonl")
+    assert [r["id"] for r in after] == [r["id"] for r in before]
+    assert [r["metrics"] for r in after] == [r["metrics"] for r in before], "answered again, the same way"
     info = json.loads((out / "metrics.json").read_text())["index"]
     assert info["text"]["reused"] and info["image"]["reused"]
+    kept[0].unlink()
 
 
 def test_killed_run_resumes_without_loss_or_duplicates(demo_run):
