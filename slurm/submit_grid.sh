@@ -25,5 +25,5 @@ sbatch --job-name="ham-driver-$grid" --cpus-per-task=1 --mem=2G \
   ${HAM_SLURM_PARTITION:+--partition=$HAM_SLURM_PARTITION} \
   ${HAM_SLURM_ACCOUNT:+--account=$HAM_SLURM_ACCOUNT} \
   --output="$logs/driver-%j.log" \
-  --wrap="cd '$root' && '$ham' -m +grid=$grid hydra/launcher=$launcher $*"
+  --wrap="cd '$root' && '$ham' -m grid=$grid hydra/launcher=$launcher $*"
 echo "driver submitted; its log: $logs/driver-<jobid>.log; the grid's runs: $logs/runs/"

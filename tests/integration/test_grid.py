@@ -22,7 +22,7 @@ def _ham(tmp_path, *args, env=None):
 
 
 def test_demo_grid_runs_lists_and_resumes(tmp_path):
-    first = _ham(tmp_path, "-m", "+grid=demo", "limit=2")
+    first = _ham(tmp_path, "-m", "grid=demo", "limit=2")
     assert first.returncode == 0, first.stderr[-3000:]
     listed = sorted((tmp_path / "out" / "grids" / "demo" / "runs").glob("*.json"))
     assert len(listed) == 4
@@ -34,7 +34,7 @@ def test_demo_grid_runs_lists_and_resumes(tmp_path):
         assert json.loads((Path(e["run_dir"]) / "metrics.json").read_text())["n_questions"] == 2
     before = {e["run_id"]: (Path(e["run_dir"]) / "predictions.jsonl").read_text() for e in entries}
 
-    again = _ham(tmp_path, "-m", "+grid=demo", "limit=2")
+    again = _ham(tmp_path, "-m", "grid=demo", "limit=2")
     assert again.returncode == 0, again.stderr[-3000:]
     assert (again.stdout + again.stderr).count("already finished") == 4
     for e in entries:
