@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from ham.generate.cost import question_cents
-from ham.conf import compose
-from ham.paths import PROJECT_ROOT
+from ham.conf import DATA_DIR, compose
 from ham.run.job import run
 from tests.support.chat_server import ChatServer
 
@@ -42,7 +41,7 @@ def test_each_method_runs_on_the_demo(tmp, method, template):
     if method == "mllm_based":
         kept = predictions[0]["prompt"]["image_filter"]["kept"]
         assert len(kept) == 5 and [i["unit_id"] for i in predictions[0]["prompt"]["images"]] == kept
-        assert all((PROJECT_ROOT / "data/demo/corpus").resolve() in Path(i["path"]).parents
+        assert all((DATA_DIR / "demo" / "corpus").resolve() in Path(i["path"]).parents
                    for i in predictions[0]["prompt"]["images"])
     if method == "rule_based":
         assert all("postprocessed_answer" in r or "<img" not in (r["raw_answer"] or "") for r in predictions)
