@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import logging
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ham.cache import KeyedStore
+from ham.images import UnreadableImage, encoded_image
 from ham.enrich.calls import CallResult, CallStats, Request, chat_many, local_calls, run_cached
 from ham.backends.chat import ChatClient
 from ham.paths import resolve_path
@@ -37,7 +37,6 @@ PROMPT = ("This image appears in a structured document.\n{context}\n\n"
           "Describe what the image shows and how it relates to this context, in at most {max_words} "
           "words. Name the visible interface elements, labels and values. Answer with the description only.")
 CONTEXT_WORDS = 60
-DATA_URL_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
 class DescriptionFile:
@@ -77,30 +76,6 @@ def image_context(unit: EvidenceUnit) -> str:
     return "\n".join(f"{name}: {value}" for name, value in fields if value)
 
 
-class CorruptImage(ValueError):
-    pass
-
-
-def read_image(path: Path, max_side: int):
-    """(PIL RGB image, bytes for a data URL, MIME type), downscaled to ``max_side``; a file PIL
-    cannot decode raises ``CorruptImage`` naming it."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        raw = path.read_bytes()
-        with Image.open(io.BytesIO(raw)) as probe:
-            probe.verify()
-        image = Image.open(io.BytesIO(raw))
-        fmt = image.format
-        image = image.convert("RGB")
-    except (OSError, UnidentifiedImageError, SyntaxError, ValueError) as exc:
-        raise CorruptImage(f"{path}: cannot decode image ({exc})") from exc
-    if max(image.size) > max_side or fmt not in DATA_URL_FORMATS:
-        image.thumbnail((max_side, max_side))
-        buf = io.BytesIO()
-        image.save(buf, format="PNG")
-        return image, buf.getvalue(), "image/png"
-    return image, raw, DATA_URL_FORMATS[fmt]
 
 
 @dataclass
@@ -130,8 +105,8 @@ class ChatDescriber:
         conversations, slots = [], []
         for i, p in enumerate(payloads):
             try:
-                _, data, mime = read_image(p.file, self.max_side)
-            except CorruptImage as exc:
+                _, data, mime = encoded_image(p.file, self.max_side)
+            except UnreadableImage as exc:
                 results[i] = CallResult(None, f"corrupt_image: {exc}")
                 continue
             url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
@@ -182,8 +157,8 @@ class HFDescriber:
         prompts, slots = [], []
         for i, p in enumerate(payloads):
             try:
-                image = read_image(p.file, self.max_side)[0]
-            except CorruptImage as exc:
+                image = encoded_image(p.file, self.max_side)[0]
+            except UnreadableImage as exc:
                 results[i] = CallResult(None, f"corrupt_image: {exc}")
                 continue
             prompts.append(_VisionPrompt(_LoadedImage(image), p.prompt))

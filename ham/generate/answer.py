@@ -51,15 +51,7 @@ class InterleavedAnswer:
     def to_dict(self) -> list[dict]:
         return [s.to_dict() for s in self.segments]
 
-    def to_markdown(self) -> str:
-        out = []
-        for s in self.segments:
-            out.append(s.text if s.type == "text" else f"![]({s.image})")
-        return "\n\n".join(x.strip() for x in out if x.strip())
 
-    @classmethod
-    def from_dict(cls, rows: list[dict]) -> "InterleavedAnswer":
-        return cls([Segment(**r) for r in rows])
 
 
 class AnswerFailure(Exception):

@@ -24,7 +24,7 @@ from pathlib import Path
 from ham.backends.local import folder_revision, load_causal_lm, model_source, torch_device, torch_dtype
 from ham.cache import FolderCache
 from ham.generate.base import Generation, Generator
-from ham.methods.base import UnreadableImage
+from ham.images import UnreadableImage
 
 log = logging.getLogger("ham.generate")
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

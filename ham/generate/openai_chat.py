@@ -16,7 +16,7 @@ import os
 
 from ham.backends.chat import ChatClient
 from ham.generate.base import Generation, Generator
-from ham.methods.base import UnreadableImage
+from ham.images import UnreadableImage
 
 
 class OpenAIGenerator(Generator):

@@ -34,9 +34,9 @@ def store_image(root: Path, report, source: Path, image=None, data: bytes | None
         except OSError as exc:
             report.add(source, f"cannot store an embedded image under {root / ASSET_DIR} ({exc})", "image")
             return None
-    from ham.ingest.report import check_image_file
+    from ham.images import image_problem
 
-    problem = check_image_file(target)
+    problem = image_problem(target)
     if problem:
         report.add(source, f"embedded image: {problem}", "image")
         return None

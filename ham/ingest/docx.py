@@ -193,6 +193,7 @@ class _Reader:
 def open_docx(path: Path, report: IngestReport):
     import docx
     from docx.opc.exceptions import PackageNotFoundError
+    from lxml import etree
 
     try:
         data = path.read_bytes()
@@ -210,9 +211,7 @@ def open_docx(path: Path, report: IngestReport):
         return None
     try:
         return docx.Document(io.BytesIO(data))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-        report.add(path, f"unreadable Word document ({exc.__class__.__name__}: {exc})", "document")
-    except Exception as exc:  # noqa: BLE001 - lxml and python-docx raise many kinds on damaged parts
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, etree.LxmlError) as exc:
         report.add(path, f"unreadable Word document ({exc.__class__.__name__}: {str(exc)[:200]})", "document")
     return None
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path, PurePosixPath
+
+from ham.images import pixel_size
 from urllib.parse import urlparse
 
 ICON_PX = 48
@@ -56,18 +58,6 @@ def icon_name(ref: str) -> bool:
     """The reference looks like a toolbar icon: under an ``icons/`` folder or named ``*_24.png``."""
     path = PurePosixPath(urlparse(ref).path)
     return "icons" in (p.lower() for p in path.parts[:-1]) or bool(_ICON_NAME.search(path.stem))
-
-
-def pixel_size(file: Path | None) -> tuple[int, int] | None:
-    if file is None:
-        return None
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(file) as im:
-            return im.size
-    except (OSError, UnidentifiedImageError, ValueError):
-        return None
 
 
 def is_inline_icon(ref: str, file: Path | None, in_text: bool, in_cell: bool = False) -> bool:

@@ -61,11 +61,12 @@ IMAGE_TYPES = {"image", "figure", "chart", "picture"}
 
 
 def _schema_names(path: Path) -> set[str] | None:
-    try:
-        import pyarrow.parquet as pq
+    import pyarrow.parquet as pq
+    from pyarrow import ArrowException
 
+    try:
         return set(pq.read_schema(path).names)
-    except Exception:   # not a parquet file pyarrow can open: not ours
+    except (ArrowException, OSError):   # not a parquet file pyarrow can open: not ours
         return None
 
 
@@ -213,10 +214,11 @@ class _DocumentBuilder:
 
 def parse_layouts(path: Path, root: Path, report: IngestReport) -> list[Document]:
     import pyarrow.parquet as pq
+    from pyarrow import ArrowException
 
     try:
         pf = pq.ParquetFile(path)
-    except Exception as exc:   # pyarrow raises several types for a corrupt file
+    except (ArrowException, OSError) as exc:   # a corrupt file
         report.add(path, f"cannot open the parquet file ({exc})", "document")
         return []
     names = set(pf.schema_arrow.names)
@@ -253,7 +255,7 @@ def parse_layouts(path: Path, root: Path, report: IngestReport) -> list[Document
                     current = _DocumentBuilder(name, source, root, path, report)
                 current.add(row, index)
                 index += 1
-    except Exception as exc:   # a truncated or corrupt file part-way through
+    except (ArrowException, OSError) as exc:   # a truncated or corrupt file part-way through
         report.add(path, f"stopped reading at row {index} ({exc.__class__.__name__}: {exc})", "document")
     if current is not None:
         doc = current.finish()

@@ -33,6 +33,20 @@ from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.report import IngestReport
 
+
+def pdf_errors() -> tuple[type[BaseException], ...]:
+    """What pdfminer, pdfplumber and pypdfium2 raise on damaged, truncated or odd files: their
+    own exception bases, plus the value, key, type and struct errors pdfminer lets through
+    when a stream is corrupt, and OSError. Programming errors elsewhere are not caught."""
+    import struct
+
+    import pypdfium2
+    from pdfminer.psexceptions import PSException
+    from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
+
+    return (PSException, PdfminerException, MalformedPDFException, pypdfium2.PdfiumError, ValueError, KeyError,
+            TypeError, IndexError, struct.error, OSError)
+
 SUFFIXES = {".pdf"}
 HEADING_RATIO = 1.15
 DPI = 144
@@ -115,7 +129,7 @@ class _Reader:
         tables = []
         try:
             found = page.find_tables()
-        except Exception:  # noqa: BLE001 - pdfplumber's table finder on odd pages
+        except pdf_errors():   # pdfplumber's table finder on odd pages: the page's text still counts
             found = []
         for t in found:
             rows = [[" ".join((c or "").split()) for c in row] for row in t.extract()]
@@ -196,7 +210,7 @@ class _Reader:
     def render(self, page, bbox) -> str | None:
         try:
             image = page.crop(bbox).to_image(resolution=DPI).original
-        except Exception as exc:  # noqa: BLE001 - rendering failures name the page and go on
+        except pdf_errors() as exc:   # a region that cannot be rendered: named, the page goes on
             self.report.add(self.path, f"page {page.page_number}: cannot render a region ({exc})", "image")
             return None
         return store_image(self.root, self.report, self.path, image=image)
@@ -251,7 +265,7 @@ def open_pdf(path: Path, report: IngestReport):
     except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
         report.add(path, f"password-protected PDF ({exc.__class__.__name__}); decrypt it first "
                          "(e.g. qpdf --decrypt) and ingest the copy", "document")
-    except Exception as exc:  # noqa: BLE001 - pdfminer raises many kinds on damaged files
+    except pdf_errors() as exc:
         inner = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else (exc.__cause__ or exc)
         if isinstance(inner, (PDFPasswordIncorrect, PDFEncryptionError)):
             report.add(path, f"password-protected PDF ({inner.__class__.__name__}); decrypt it first "
@@ -273,7 +287,7 @@ def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
     try:
         blocks = _Reader(path, root, report).blocks(pdf)
         meta = str((pdf.metadata or {}).get("Title") or "").strip()
-    except Exception as exc:  # noqa: BLE001 - a damaged page stream: name the file, go on
+    except pdf_errors() as exc:   # a damaged page stream: name the file, go on
         report.add(path, f"corrupt or unreadable PDF while reading its pages ({exc.__class__.__name__}: "
                          f"{str(exc)[:200]})", "document")
         return None

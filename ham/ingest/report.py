@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
+from ham.images import image_problem
+
 log = logging.getLogger("ham.ingest")
 
 
@@ -80,22 +82,6 @@ class IngestReport:
                 "excluded_by_file": {f: dict(sorted(c.items())) for f, c in sorted(self.excluded.items())}}
 
 
-def check_image_file(path: Path) -> str | None:
-    """Return a problem description, or None when ``path`` is a readable, decodable image."""
-    from PIL import Image, UnidentifiedImageError
-
-    if not path.exists():
-        return "image file not found"
-    if not path.is_file():
-        return "image reference is not a file"
-    if path.stat().st_size == 0:
-        return "image file is empty (0 bytes)"
-    try:
-        with Image.open(path) as im:
-            im.verify()
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-        return f"image file is corrupt or not an image ({exc.__class__.__name__}: {exc})"
-    return None
 
 
 def resolve_image(ref: str, base_dir: Path, root: Path, report: IngestReport,
@@ -117,7 +103,7 @@ def resolve_image(ref: str, base_dir: Path, root: Path, report: IngestReport,
     except ValueError:
         report.add(source, f"image {ref!r} points outside the corpus root (not read)", "image")
         return None
-    problem = check_image_file(resolved)
+    problem = image_problem(resolved)
     if problem:
         report.add(source, f"image {ref!r}: {problem}", "image")
         return None

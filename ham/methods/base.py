@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ham.images import open_image
 from ham.retrieve.retriever import Hit, Retrieved
 from ham.text import words
 
@@ -26,19 +27,6 @@ IMAGE_MARK = re.compile(r"\[\[image:(\d+)\]\]")
 CONTEXT_WORDS = 30
 
 
-class UnreadableImage(Exception):
-    """An image file that is missing or cannot be decoded; the message names the file."""
-
-
-def load_image(path: Path):
-    """The image as RGB, or ``UnreadableImage`` naming the file and the problem."""
-    from PIL import Image
-
-    try:
-        with Image.open(path) as image:
-            return image.convert("RGB")
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise UnreadableImage(f"{path}: {exc.__class__.__name__}: {exc}") from exc
 
 
 @dataclass
@@ -54,7 +42,7 @@ class PromptImage:
             return f"unreadable:{self.path}"
 
     def load(self):
-        return load_image(self.path)
+        return open_image(self.path)
 
     def data_url(self) -> str:
         mime = mimetypes.guess_type(self.path.name)[0] or "image/png"

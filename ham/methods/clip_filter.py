@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ham.backends.local import folder_revision, model_source
-from ham.methods.base import UnreadableImage, load_image
+from ham.images import UnreadableImage, open_image
 
 log = logging.getLogger("ham.methods.clip")
 
@@ -57,7 +57,7 @@ class ClipImageFilter:
             if path in self._image_vectors:
                 continue
             try:
-                todo.append((path, load_image(path)))
+                todo.append((path, open_image(path)))
             except UnreadableImage as exc:
                 log.warning("CLIP filter: %s; the image is left out", exc)
                 unreadable[path] = str(exc)

@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from ham.methods.base import Method, Prompt, PromptImage, UnreadableImage, flat_text_blocks, load_image, slots_of
+from ham.images import UnreadableImage, open_image
+from ham.methods.base import Method, Prompt, PromptImage, flat_text_blocks, slots_of
 from ham.retrieve.retriever import Hit, Retrieved
 
 log = logging.getLogger("ham.methods.mllm")
@@ -57,7 +58,7 @@ class MllmBasedMethod(Method):
             unreadable = {}
             for uid, path in paths.items():
                 try:
-                    load_image(path)
+                    open_image(path)
                 except UnreadableImage as exc:
                     log.warning("mllm_based: %s; the image is left out", exc)
                     unreadable[uid] = str(exc)
@@ -82,7 +83,7 @@ class MllmBasedMethod(Method):
                 continue
             path = self.image_file(h)
             try:
-                load_image(path)
+                open_image(path)
             except UnreadableImage as exc:
                 log.warning("mllm_based: %s; the table image is left out", exc)
                 continue

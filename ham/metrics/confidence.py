@@ -4,7 +4,7 @@ paired intervals are in ``analysis.stats``."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -18,9 +18,6 @@ class Interval:
     low: float | None
     high: float | None
     n: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def clean(values: Iterable) -> np.ndarray:

@@ -8,8 +8,9 @@ import pytest
 from PIL import Image
 
 from ham.cache import KeyedStore
-from ham.enrich.descriptions import (PROMPT, ChatDescriber, CorruptImage, DescriptionFile, HFDescriber, ImageInput,
-                          describe_images, image_context, read_image)
+from ham.enrich.descriptions import (PROMPT, ChatDescriber, DescriptionFile, HFDescriber, ImageInput, describe_images,
+                                     image_context)
+from ham.images import UnreadableImage, encoded_image
 from ham.ingest.builder import Block, TreeBuilder
 from ham.units import build_units
 from tests.support.tiny_models import tiny_llava
@@ -90,10 +91,10 @@ def test_same_image_in_a_new_context_is_a_new_call(corpus, tmp_path):
 
 def test_read_image_downscales_and_rejects_corrupt_files(corpus):
     root, _ = corpus
-    image, data, mime = read_image(root / "img" / "red.png", max_side=20)
+    image, data, mime = encoded_image(root / "img" / "red.png", max_side=20)
     assert image.size == (20, 15) and mime == "image/png" and data[:4] == b"\x89PNG"
-    with pytest.raises(CorruptImage, match="broken.png"):
-        read_image(root / "img" / "broken.png", 100)
+    with pytest.raises(UnreadableImage, match="broken.png"):
+        encoded_image(root / "img" / "broken.png", 100)
 
 
 def test_description_file_backend(corpus, tmp_path):

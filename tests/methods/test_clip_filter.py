@@ -4,7 +4,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer, CLIPImageProcessor, CLIPModel
 
-from ham.methods.base import load_image
+from ham.images import open_image
 from ham.methods.clip_filter import ClipImageFilter
 from ham.methods.mllm_based import MllmBasedMethod
 from tests.support.evidence import evidence
@@ -22,7 +22,7 @@ def reference_cosines(folder, query, paths):
     """CLIP's own forward pass: logits_per_text / logit_scale are the text-image cosines."""
     model = CLIPModel.from_pretrained(folder).eval()
     text = AutoTokenizer.from_pretrained(folder)([query], return_tensors="pt")
-    pixels = CLIPImageProcessor.from_pretrained(folder)(images=[load_image(p) for p in paths],
+    pixels = CLIPImageProcessor.from_pretrained(folder)(images=[open_image(p) for p in paths],
                                                         return_tensors="pt")["pixel_values"]
     with torch.inference_mode():
         out = model(input_ids=text["input_ids"], attention_mask=text["attention_mask"], pixel_values=pixels)

@@ -1,0 +1,88 @@
+"""Image files, one implementation for every stage that reads one (ingest checks, icon sizes,
+descriptions sent to a VLM, images attached to a multimodal prompt, the CLIP filter):
+
+    image_problem(path)          None for a readable, decodable image, else what is wrong with it
+    pixel_size(path)             (width, height), or None when the file cannot be read
+    open_image(path)             the image as RGB, or ``UnreadableImage`` naming the file
+    encoded_image(path, side)    (RGB image, bytes, MIME type) downscaled to ``side``, for a data URL
+
+PIL is the decoder; what it raises on a missing, truncated or foreign file is caught here and
+nowhere else.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+DATA_URL_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+class UnreadableImage(ValueError):
+    """An image file that is missing or cannot be decoded; the message names the file."""
+
+
+def _decode_errors():
+    from PIL import Image, UnidentifiedImageError
+
+    return (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError)
+
+
+def image_problem(path: Path) -> str | None:
+    if not path.exists():
+        return "image file not found"
+    if not path.is_file():
+        return "image reference is not a file"
+    if path.stat().st_size == 0:
+        return "image file is empty (0 bytes)"
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            im.verify()
+    except _decode_errors() as exc:
+        return f"image file is corrupt or not an image ({exc.__class__.__name__}: {exc})"
+    return None
+
+
+def pixel_size(path: Path | None) -> tuple[int, int] | None:
+    if path is None:
+        return None
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            return im.size
+    except _decode_errors():
+        return None
+
+
+def open_image(path: Path):
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            return image.convert("RGB")
+    except _decode_errors() as exc:
+        raise UnreadableImage(f"{path}: {exc.__class__.__name__}: {exc}") from exc
+
+
+def encoded_image(path: Path, max_side: int):
+    """(RGB image, bytes for a data URL, MIME type): the file's own bytes when it is small enough
+    and a web format, else a PNG downscaled to ``max_side``."""
+    from PIL import Image
+
+    try:
+        raw = path.read_bytes()
+        with Image.open(io.BytesIO(raw)) as probe:
+            probe.verify()
+        image = Image.open(io.BytesIO(raw))
+        fmt = image.format
+        image = image.convert("RGB")
+    except _decode_errors() as exc:
+        raise UnreadableImage(f"{path}: cannot decode image ({exc})") from exc
+    if max(image.size) > max_side or fmt not in DATA_URL_FORMATS:
+        image.thumbnail((max_side, max_side))
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        return image, buf.getvalue(), "image/png"
+    return image, raw, DATA_URL_FORMATS[fmt]
