@@ -16,3 +16,19 @@ Shared by the stages: ``backends/`` (OpenAI-compatible and local model plumbing)
 (questions), ``cache.py`` (content-addressed store), ``paths.py``. The ``analysis`` package
 (tables, CIs, figures) reads ``outputs/`` only; nothing in ``ham`` imports it.
 """
+
+__all__ = ["Pipeline", "build_pipeline", "compose"]
+
+
+def __getattr__(name: str):
+    """``from ham import Pipeline, compose``: the Python API, imported on first use (so
+    ``import ham`` stays light)."""
+    if name == "compose":
+        from ham.conf import compose
+
+        return compose
+    if name in ("Pipeline", "build_pipeline"):
+        from ham.run import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module 'ham' has no attribute {name!r}")

@@ -196,3 +196,13 @@ def write_run_report(run_dir: str | Path, plot: str | None = None, out: Path | N
     views = question_views(run.rows, run.corpus_root, out.parent)
     return render_page("run.html.j2", out, summary=run_summary(run), questions=views,
                        problems=page_problems(run, views), plot=plot)
+
+
+def write_rows_report(rows: list[dict], corpus_root: Path | None, out: Path, title: str = "ham-ask") -> Path:
+    """The run page for rows that are not a run's (``ham-ask``): the same question views."""
+    views = question_views(rows, corpus_root, out.parent)
+    summary = {"run_id": title, "label": "", "axes": {}, "path": str(corpus_root or ""), "metrics": [],
+               "n_questions": len(rows), "failures": {}, "judge": {}, "bertscore_hash": None}
+    missing = sorted({s["ref"] for v in views for s in (v["answer"] or []) if s["type"] == "image" and not s["src"]})
+    problems = [f"{len(missing)} image(s) not found under {corpus_root}: {', '.join(missing)}"] if missing else []
+    return render_page("run.html.j2", out, summary=summary, questions=views, problems=problems, plot=None)

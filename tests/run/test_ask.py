@@ -1,0 +1,50 @@
+"""One question from the command line (ham-ask) and from Python (compose, Pipeline, ask)."""
+import json
+
+import pytest
+
+from ham.cli.ask import ask_main
+
+
+@pytest.fixture(scope="module")
+def overrides(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ask")
+    return [f"paths.output_root={tmp / 'out'}", f"paths.cache_root={tmp / 'cache'}"]
+
+
+def test_ham_ask_prints_the_interleaved_answer_with_image_files_and_the_evidence(overrides, tmp_path, capsys):
+    page = tmp_path / "answer.html"
+    code = ask_main(["How do I reconcile my checking account with the bank statement?", *overrides,
+                     "--html", str(page)])
+    out = capsys.readouterr().out
+    assert code == 0
+    answer, evidence = out.split("Retrieved text:")
+    assert "[image: " in answer and "reconcil" in answer.lower()
+    shown = [line.split("[image: ")[1].split(" — ")[0] for line in answer.splitlines() if "[image: " in line]
+    assert shown and all(__import__("os").path.isfile(p) for p in shown), "each image is a file that exists"
+    assert "Chapter 5. Checkbook > 5.5. Putting It All Together" in evidence and "score" in evidence
+    assert "Retrieved images:" in evidence and "Figure 5." in evidence
+    html = page.read_text()
+    assert "<html" in html.lower() and "Generated answer" in html and "reconcil" in html.lower()
+
+
+def test_ham_ask_json_row_and_bad_arguments(overrides, capsys):
+    assert ask_main(["What is a split transaction?", *overrides, "--json"]) in (0, 1)
+    row = json.loads(capsys.readouterr().out)
+    assert row["question"] == "What is a split transaction?" and row["retrieved_text"] and "prompt" in row
+    assert ask_main(["What is it?", "not-an-override"]) == 2
+    assert "is not an override" in capsys.readouterr().err
+    assert ask_main(["What is it?", "retrieval.k_t=-3"]) == 2
+    assert "retrieval.k_t=-3" in capsys.readouterr().err
+
+
+def test_python_api_builds_once_and_answers_many(overrides):
+    from ham import Pipeline, compose
+
+    pipeline = Pipeline.from_config(compose([*overrides, "retrieval.k_t=5", "retrieval.k_v=2"]))
+    first = pipeline.ask("How do I record an ATM withdrawal?")
+    retriever = pipeline.retriever
+    second = pipeline.ask("How do I set up a loan?")
+    assert pipeline.retriever is retriever, "one pipeline answers many questions"
+    assert len(first["retrieved_text"]) == 5 and len(second["retrieved_images"]) == 2
+    assert first["retrieved_text"][0]["heading_path"] and first["answer"] is not None
