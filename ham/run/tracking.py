@@ -18,14 +18,17 @@ from pathlib import Path
 from typing import Iterator
 
 log = logging.getLogger("ham.run.tracking")
-_SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|authorization)", re.I)
+# a key that names a secret: it ends in api_key, token, secret, password, passwd or authorization
+# (hf_token, client_secret, OPENAI_API_KEY), but not max_tokens or api_key_env (the variable's name)
+_SECRET_KEY = re.compile(r"(?:^|[_.-])(?:api[_-]?key|apikey|token|secret|password|passwd|authorization|credentials?)$",
+                         re.I)
 REDACTED = "***redacted***"
 
 
 def redact(obj):
     """A copy of a config container with the value of every secret-looking key replaced."""
     if isinstance(obj, dict):
-        return {k: (REDACTED if _SECRET_KEY.search(str(k)) and v not in (None, "") else redact(v))
+        return {k: (REDACTED if _SECRET_KEY.search(str(k)) and isinstance(v, str) and v else redact(v))
                 for k, v in obj.items()}
     if isinstance(obj, list):
         return [redact(v) for v in obj]
