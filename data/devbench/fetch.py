@@ -8,7 +8,7 @@ Each package is taken with ``apt-get download`` when apt is present (any Debian/
 else from a Debian mirror (``--mirror``, default deb.debian.org) at the pool path in the manifest.
 A download whose version equals the manifest's must match its SHA-256; a newer point release (the
 pool keeps only the current one) is used with a warning, and its version is recorded in
-``corpus/FETCHED.json``. The .deb is unpacked in Python (ar + tar), so no dpkg is needed.
+``fetched.json`` beside the corpus. The .deb is unpacked in Python (ar + tar), so no dpkg is needed.
 Only the standard library is used.
 """
 from __future__ import annotations
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args(argv)
     manifest = json.loads((HERE / "manifest.json").read_text())
-    record_path = args.corpus / "FETCHED.json"
+    record_path = args.corpus.parent / "fetched.json"   # beside the corpus, not in it (not a document)
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     for manual in manifest["manuals"]:
         if not args.force and (args.corpus / manual["name"]).is_dir() and manual["name"] in record:
