@@ -16,6 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from hydra.utils import instantiate  # noqa: E402
+
 from ham.cache import FolderCache  # noqa: E402
 from ham.cli.compose import compose_config  # noqa: E402
 from ham.ingest.corpus import load_corpus  # noqa: E402
@@ -28,7 +30,7 @@ from ham.paths import resolve_path  # noqa: E402
 def demo_strings() -> tuple[list[str], list[str]]:
     cfg = compose_config(["progress=false"])
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     representer, _ = build_representer(cfg, corpus, cache)
     return [u.unit_id for u in corpus.units], [representer(u) for u in corpus.units]
 

@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
+from hydra.utils import instantiate  # noqa: E402
+
 from ham.cache import FolderCache  # noqa: E402
 from ham.cli.compose import compose_config  # noqa: E402
 from ham.ingest.corpus import load_corpus  # noqa: E402
@@ -73,7 +75,7 @@ def p50s(fns, queries, repeat: int) -> list[float]:
 def demo_retriever(overrides: list[str]):
     cfg = compose_config(["progress=false", *overrides])
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     questions, _ = load_questions(resolve_path(cfg.dataset.questions))
     return make_retriever(cfg, corpus, prepare(cfg, corpus, cache)), [q.question for q in questions]
 

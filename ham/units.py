@@ -141,14 +141,17 @@ def _local_context(node: Node, parent: Node) -> dict:
             "next_text": words(next_text, NEIGHBOUR_WORDS), "images": images}
 
 
-def build_units(doc: Document) -> list[EvidenceUnit]:
-    """All evidence units of one document, in source order."""
+def build_units(doc: Document, caption_units: bool = True) -> list[EvidenceUnit]:
+    """All evidence units of one document, in source order. With ``caption_units`` False a figure
+    caption is not a text unit of its own (it is on its image unit; ``ham.granularity``)."""
     paths = doc.paths()
     captions = {n.caption_of: n for n in doc.root.walk() if n.caption_of}
     units = []
     for leaf in doc.leaves():
         if leaf.kind == "image" and leaf.image_path is None:
             continue  # unusable file: ingest already reported it; there is nothing to show or embed
+        if leaf.caption_of is not None and not caption_units:
+            continue
         path = paths[leaf.id]
         parent = path[-2]
         ancestors = {"doc_title": doc.title,
@@ -167,8 +170,8 @@ def build_units(doc: Document) -> list[EvidenceUnit]:
     return units
 
 
-def build_corpus_units(docs: Iterable[Document]) -> list[EvidenceUnit]:
-    return [u for doc in docs for u in build_units(doc)]
+def build_corpus_units(docs: Iterable[Document], caption_units: bool = True) -> list[EvidenceUnit]:
+    return [u for doc in docs for u in build_units(doc, caption_units)]
 
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> None:

@@ -6,11 +6,13 @@ def index_corpus(cfg) -> dict:
     """Ingest, summaries, descriptions, embeddings and indexes of ``cfg``'s corpus, no questions."""
     from ham.cache import FolderCache
     from ham.index.build import build_index
+    from hydra.utils import instantiate
+
     from ham.ingest.corpus import load_corpus
     from ham.paths import resolve_path
 
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     indexed = build_index(cfg, corpus, cache)
     return {"corpus": str(corpus.root), "corpus_hash": corpus.content_hash, "units": len(corpus.units),
             "encoder": indexed.encoder.model_id, "cache_root": str(cache.root), **indexed.info}

@@ -22,6 +22,8 @@ The string goes to stdout, a header per unit (id, modality, representation, sour
 
 def show_unit_main(argv: list[str] | None = None) -> int:
     from ham.cache import FolderCache
+    from hydra.utils import instantiate
+
     from ham.ingest.corpus import load_corpus
     from ham.index.build import build_representer
     from ham.paths import resolve_path
@@ -40,7 +42,7 @@ def show_unit_main(argv: list[str] | None = None) -> int:
     unit_ids = [a for a in args if "=" not in a]
     cfg = compose_config(overrides)
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     if find is not None:
         for u in corpus.units:
             if find in u.content.lower():

@@ -44,6 +44,29 @@ class Dataset:
     sample_seed: int = 0
 
 
+# ---- units ---------------------------------------------------------------------------------
+
+@dataclass
+class BlockUnits:
+    _target_: str = "ham.granularity.Blocks"
+    captions: str = _choices("image", "image", "both")
+
+
+@dataclass
+class MergedUnits:
+    _target_: str = "ham.granularity.Merged"
+    min_chars: int = _min(150, 1)
+    max_chars: int = _min(1200, 1)
+    captions: str = _choices("image", "image", "both")
+
+
+@dataclass
+class SectionUnits:
+    _target_: str = "ham.granularity.Sections"
+    max_chars: int = _min(2000, 1)
+    captions: str = _choices("image", "image", "both")
+
+
 # ---- represent and enrich ------------------------------------------------------------------
 
 @dataclass
@@ -382,6 +405,7 @@ class RunSettings:
 @dataclass
 class Root:
     dataset: Any = MISSING
+    units: Any = MISSING
     text_repr: Any = MISSING
     image_repr: Any = MISSING
     summariser: Any = MISSING
@@ -407,6 +431,7 @@ class Root:
 # group -> {schema name: dataclass}; the option files name them in their defaults lists
 SCHEMAS: dict[str, dict[str, type]] = {
     "dataset": {"dataset": Dataset},
+    "units": {"blocks": BlockUnits, "merged": MergedUnits, "sections": SectionUnits},
     "text_repr": {"representation": Representation},
     "image_repr": {"representation": Representation},
     "summariser": {"lead": LeadSummariser, "openai": ChatSummariser, "hf": HFSummariser},

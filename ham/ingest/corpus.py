@@ -1,5 +1,7 @@
-"""Ingest a corpus once per content hash: documents, evidence units and the ingest report are
-stored as JSONL/JSON under the cache and reused by every run over the same files."""
+"""Ingest a corpus once per content hash: the documents and the ingest report are stored as
+JSONL/JSON under the cache and reused by every run over the same files. Evidence units are built
+from the documents at each load under the run's unit granularity (``ham.granularity``: cheap,
+about a second for ten thousand leaves), so changing ``units`` never ingests again."""
 from __future__ import annotations
 
 import json
@@ -10,7 +12,7 @@ from pathlib import Path
 from ham.cache import FolderCache, content_hash, key_of
 from ham.document import Document
 from ham.ingest import ingest_corpus
-from ham.units import EvidenceUnit, build_corpus_units, read_jsonl, write_jsonl
+from ham.units import EvidenceUnit, read_jsonl, write_jsonl
 
 log = logging.getLogger("ham.ingest.corpus")
 INGEST_VERSION = "3"   # 3: recovered levels, titles, furniture, tables with captions, icons; node meta
@@ -23,6 +25,7 @@ class Corpus:
     documents: list[Document]
     units: list[EvidenceUnit]
     report: dict
+    granularity: dict | None = None    # how the units were cut (``units`` config: name, captions, sizes)
 
     @property
     def by_id(self) -> dict[str, EvidenceUnit]:
@@ -32,7 +35,11 @@ class Corpus:
         return [u for u in self.units if u.modality == modality]
 
 
-def load_corpus(root: str | Path, cache: FolderCache) -> Corpus:
+def load_corpus(root: str | Path, cache: FolderCache, units=None) -> Corpus:
+    """The corpus under ``root``, its units cut by ``units`` (a ``ham.granularity`` option;
+    default ``Blocks()``: one unit per leaf, captions on their images)."""
+    from ham.granularity import Blocks
+
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"corpus folder {root} does not exist")
@@ -42,7 +49,6 @@ def load_corpus(root: str | Path, cache: FolderCache) -> Corpus:
         docs, report = ingest_corpus(root)
         log.info("%s", report.summary())
         write_jsonl(folder / "documents.jsonl", (d.to_dict() for d in docs))
-        write_jsonl(folder / "units.jsonl", (u.to_dict() for u in build_corpus_units(docs)))
         (folder / "ingest_report.json").write_text(json.dumps(report.to_dict(), indent=2))
         (folder / "ingest_summary.txt").write_text(report.summary() + "\n")
 
@@ -50,7 +56,7 @@ def load_corpus(root: str | Path, cache: FolderCache) -> Corpus:
     if cached:
         log.info("corpus %s: ingest reused from %s", root, folder)
     docs = [Document.from_dict(d) for d in read_jsonl(folder / "documents.jsonl")]
-    units = [EvidenceUnit.from_dict(u) for u in read_jsonl(folder / "units.jsonl")]
     report = json.loads((folder / "ingest_report.json").read_text())
     report["summary"] = (folder / "ingest_summary.txt").read_text()
-    return Corpus(root, corpus_hash, docs, units, report)
+    granularity = units or Blocks()
+    return Corpus(root, corpus_hash, docs, granularity.build(docs), report, granularity.key())

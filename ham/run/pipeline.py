@@ -113,7 +113,7 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     from ham.paths import resolve_path
 
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache)
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     indexed = build_index(cfg, corpus, cache)
     # runtime objects go to the partial, not through instantiate (which would turn them into configs)
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,

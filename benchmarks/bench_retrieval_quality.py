@@ -1,0 +1,150 @@
+"""Retrieval quality on a question set with verbatim gold passages and gold images: text recall
+@1/5/15 and image recall @1/5/10 for every retrieval configuration, overall, by kind and by
+manual, flat vs HAM with paired 95% CIs (questions resampled as pairs), plus query latency.
+
+    .venv/bin/python benchmarks/bench_retrieval_quality.py                    # devbench, the standard set
+    .venv/bin/python benchmarks/bench_retrieval_quality.py --configs flat ham ham_structural
+    .venv/bin/python benchmarks/bench_retrieval_quality.py --dataset demo
+    .venv/bin/python benchmarks/bench_retrieval_quality.py --extra "units=merged" --extra "units=merged retrieval=structural"
+
+Recall@k of a question is the share of its gold passages contained (whitespace-collapsed,
+lower-cased) in one of its top-k text units, or of its gold images among its top-k images; a
+question without gold of that kind is left out of that mean (n shown). The devbench corpus is
+fetched by ``python3 data/devbench/fetch.py``. Indexes come from (or go into) the run cache, so a
+second invocation only retrieves. Per-question results go to ``outputs/bench/retrieval_quality/``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ham.conf import compose  # noqa: E402
+from ham.run.job import load_dataset_questions  # noqa: E402
+from ham.run.pipeline import build_pipeline  # noqa: E402
+from ham.text import normalise_ws  # noqa: E402
+from ham_analysis.stats import normal_ci, paired  # noqa: E402
+
+TEXT_KS, IMAGE_KS = (1, 5, 15), (1, 5, 10)
+CONFIGS = {
+    "flat": ["text_repr=st", "image_repr=li"],
+    "ham": [],
+    "ham_structural": ["retrieval=structural"],
+}
+OUT = Path("outputs/bench/retrieval_quality")
+
+
+def recall(gold: list[str], found: list[str]) -> float | None:
+    gold = [normalise_ws(g) for g in gold if g.strip()]
+    if not gold:
+        return None
+    found = [normalise_ws(t) for t in found]
+    return sum(any(g in t for t in found) for g in gold) / len(gold)
+
+
+def image_recall(gold: list[str], found: list[str]) -> float | None:
+    return len(set(gold) & set(found)) / len(set(gold)) if gold else None
+
+
+def evaluate(name: str, overrides: list[str], dataset: list[str], limit: int | None) -> dict:
+    cfg = compose(["progress=false", *dataset, "retrieval.k_t=15", "retrieval.k_v=10", *overrides],
+                  return_hydra_config=False)
+    questions, _ = load_dataset_questions(cfg)
+    questions = questions[:limit] if limit else questions
+    started = time.perf_counter()
+    pipeline = build_pipeline(cfg, with_evaluator=False)
+    build_seconds = time.perf_counter() - started
+    retriever = pipeline.retriever
+    retriever.retrieve("warm up the encoder")
+    rows, latency = {}, []
+    for q in questions:
+        t0 = time.perf_counter()
+        hits = retriever.retrieve(q.question)
+        latency.append(time.perf_counter() - t0)
+        texts = [h.unit.content for h in hits.text]
+        images = [h.unit.image for h in hits.images]
+        row = {"kinds": list(q.kinds) or ["all"], "manual": q.meta.get("manual") or str(q.id).split("-")[0]}
+        for k in TEXT_KS:
+            row[f"text@{k}"] = recall(q.gold_text, texts[:k])
+        for k in IMAGE_KS:
+            row[f"image@{k}"] = image_recall(q.gold_images, images[:k])
+        row["text_units"] = [h.unit.unit_id for h in hits.text]
+        rows[q.id] = row
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{name}.jsonl").write_text("".join(json.dumps({"id": i, **r}) + "\n" for i, r in rows.items()))
+    return {"rows": rows, "latency": latency, "build_seconds": build_seconds,
+            "units": {m: len(ix) for m, ix in pipeline.retriever.indexes.items()},
+            "truncated": pipeline.info.get("truncation")}
+
+
+def mean(rows: dict, key: str, keep=lambda r: True) -> str:
+    values = [r[key] for r in rows.values() if keep(r) and r[key] is not None]
+    if not values:
+        return "   –  "
+    return f"{sum(values) / len(values):.3f}"
+
+
+def report(results: dict, reference: str = "flat", target: str = "ham") -> None:
+    keys = [f"text@{k}" for k in TEXT_KS] + [f"image@{k}" for k in IMAGE_KS]
+    print(f"{'config':<24}" + "".join(f"{k:>10}" for k in keys) + f"{'n_text':>8}{'n_img':>7}{'p50 ms':>9}{'p95 ms':>9}")
+    for name, res in results.items():
+        rows = res["rows"]
+        lat = sorted(res["latency"])
+        n_text = sum(r["text@1"] is not None for r in rows.values())
+        n_img = sum(r["image@1"] is not None for r in rows.values())
+        print(f"{name:<24}" + "".join(f"{mean(rows, k):>10}" for k in keys) + f"{n_text:>8}{n_img:>7}"
+              f"{1000 * statistics.median(lat):>9.1f}{1000 * lat[int(0.95 * (len(lat) - 1))]:>9.1f}")
+    first = next(iter(results.values()))["rows"]
+    kinds = sorted({k for r in first.values() for k in r["kinds"]})
+    manuals = sorted({r["manual"] for r in first.values()})
+    for title, groups in (("kind", [(k, lambda r, k=k: k in r["kinds"]) for k in kinds]),
+                          ("manual", [(m, lambda r, m=m: r["manual"] == m) for m in manuals])):
+        print(f"\nby {title} (text@5 / text@15 / image@10):")
+        print(f"{'':<24}" + "".join(f"{g:>24}" for g, _ in groups))
+        for name, res in results.items():
+            cells = []
+            for g, keep in groups:
+                n = sum(1 for r in res["rows"].values() if keep(r))
+                cells.append(f"{mean(res['rows'], 'text@5', keep)}/{mean(res['rows'], 'text@15', keep)}/"
+                             f"{mean(res['rows'], 'image@10', keep).strip()} n={n}")
+            print(f"{name:<24}" + "".join(f"{c:>24}" for c in cells))
+    if reference in results:
+        print(f"\npaired differences vs {reference} (mean, 95% paired bootstrap CI, n, Wilcoxon p):")
+        for name, res in results.items():
+            if name == reference:
+                continue
+            for key in ("text@5", "text@15", "image@10"):
+                a = {i: r[key] for i, r in res["rows"].items()}
+                b = {i: r[key] for i, r in results[reference]["rows"].items()}
+                p = paired(a, b, n_resamples=5000)
+                if p.n:
+                    print(f"  {name:<22} {key:<9} {p.diff:+.3f} [{p.low:+.3f}, {p.high:+.3f}] n={p.n} "
+                          f"p={p.p_value if p.p_value is not None else float('nan'):.4f}")
+    for name, res in results.items():
+        ci = normal_ci(r["text@15"] for r in res["rows"].values())
+        print(f"{name}: text@15 95% CI [{ci.low:.3f}, {ci.high:.3f}]; units {res['units']}; "
+              f"index build/reuse {res['build_seconds']:.1f} s" + (f"; truncated {res['truncated']}" if res["truncated"] else ""))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dataset", default="devbench", help="dataset option (default devbench)")
+    parser.add_argument("--configs", nargs="*", default=list(CONFIGS), help=f"named configs: {', '.join(CONFIGS)}")
+    parser.add_argument("--extra", action="append", default=[], help="another config as space-separated overrides")
+    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("overrides", nargs="*", help="overrides applied to every config (e.g. encoder=bge_m3)")
+    args = parser.parse_args(argv)
+    dataset = [f"dataset={args.dataset}"]
+    configs = {name: CONFIGS[name] for name in args.configs}
+    configs.update({extra: extra.split() for extra in args.extra})
+    results = {name: evaluate(name, [*args.overrides, *o], dataset, args.limit) for name, o in configs.items()}
+    report(results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""Unit granularity (config group ``units``): how much of a document one evidence unit holds.
+
+    blocks    one unit per leaf of the tree (a paragraph, list, table, step text): ham's original
+    merged    consecutive short text leaves of one section (same container: a section or a step)
+              merged until a unit holds at least ``min_chars``, never past ``max_chars``; a leaf
+              longer than ``min_chars`` stays alone
+    sections  every run of text leaves of one container merged, up to ``max_chars`` per unit
+
+Tables, images and figure captions are never merged with running text. ``captions`` says where
+a figure caption lives: ``image`` (on its image unit only; the default, so a caption does not take
+one of the k_t text slots) or ``both`` (also a text unit of its own, ham's original).
+
+Merging happens on the tree: a merged node takes the first leaf's id, order, page and source
+index, and its text is the leaves' texts joined by newlines, so a gold passage inside one block
+is inside the merged unit, and every relation (an image's target text, a caption link) is worked
+out on the merged tree by ``ham.units.build_units``.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+from typing import Iterable
+
+from ham.document import Document, Node
+from ham.units import EvidenceUnit, build_units
+
+MERGEABLE = "text"
+
+
+def _is_running_text(node: Node) -> bool:
+    return node.kind == MERGEABLE and node.caption_of is None
+
+
+def _merge_children(node: Node, min_chars: int, max_chars: int) -> None:
+    out: list[Node] = []
+    group: list[Node] = []
+
+    def close() -> None:
+        if len(group) == 1:
+            out.append(group[0])
+        elif group:
+            first = group[0]
+            merged = replace(first, text="\n".join(n.text for n in group), children=[],
+                             meta={**first.meta, "merged": [n.id for n in group]})
+            out.append(merged)
+        group.clear()
+
+    for child in node.children:
+        if child.children:
+            _merge_children(child, min_chars, max_chars)
+        if not _is_running_text(child):
+            close()
+            out.append(child)
+            continue
+        size = sum(len(n.text) for n in group) + len(group)
+        if group and (size >= min_chars or size + len(child.text) + 1 > max_chars):
+            close()
+        group.append(child)
+    close()
+    node.children = out
+
+
+def merged_document(doc: Document, min_chars: int, max_chars: int) -> Document:
+    root = copy.deepcopy(doc.root)
+    _merge_children(root, min_chars, max_chars)
+    return replace(doc, root=root)
+
+
+class Blocks:
+    """``units=blocks``: one unit per leaf."""
+
+    name = "blocks"
+
+    def __init__(self, captions: str = "image") -> None:
+        if captions not in ("image", "both"):
+            raise ValueError(f"units.captions must be 'image' or 'both', not {captions!r}")
+        self.captions = captions
+
+    def key(self) -> dict:
+        return {"name": self.name, "captions": self.captions}
+
+    def documents(self, docs: Iterable[Document]) -> list[Document]:
+        return list(docs)
+
+    def build(self, docs: Iterable[Document]) -> list[EvidenceUnit]:
+        caption_units = self.captions == "both"
+        return [u for doc in self.documents(docs) for u in build_units(doc, caption_units=caption_units)]
+
+
+class Merged(Blocks):
+    """``units=merged``: short consecutive blocks of one section merged (module docstring)."""
+
+    name = "merged"
+
+    def __init__(self, min_chars: int = 150, max_chars: int = 1200, captions: str = "image") -> None:
+        super().__init__(captions)
+        if not 0 < min_chars <= max_chars:
+            raise ValueError(f"units: need 0 < min_chars <= max_chars, got {min_chars} and {max_chars}")
+        self.min_chars, self.max_chars = min_chars, max_chars
+
+    def key(self) -> dict:
+        return {**super().key(), "min_chars": self.min_chars, "max_chars": self.max_chars}
+
+    def documents(self, docs: Iterable[Document]) -> list[Document]:
+        return [merged_document(d, self.min_chars, self.max_chars) for d in docs]
+
+
+class Sections(Merged):
+    """``units=sections``: each run of a section's text as one unit, up to ``max_chars``."""
+
+    name = "sections"
+
+    def __init__(self, max_chars: int = 2000, captions: str = "image") -> None:
+        super().__init__(min_chars=max_chars, max_chars=max_chars, captions=captions)
+
+    def key(self) -> dict:
+        return {"name": self.name, "captions": self.captions, "max_chars": self.max_chars}
