@@ -223,6 +223,14 @@ class SectionRanker:
 
 
 @dataclass
+class SectionCapDiversity:
+    _target_: str = "ham.retrieve.diversity.SectionCap"
+    per_section: int = _min(4, 1)
+    parents: int = _min(2, 0)
+    parents_from: int = _min(5, 1)
+
+
+@dataclass
 class Retrieval:
     _target_: str = "ham.retrieve.retriever.Retriever"
     k_t: int = _min(15, 0)
@@ -230,6 +238,7 @@ class Retrieval:
     pool: int = _min(100, 1)
     fusion: Fusion = field(default_factory=Fusion)
     ranker: Optional[SectionRanker] = None
+    diversity: Optional[Any] = None          # ham.retrieve.diversity: SectionCap, MMR, or none
 
 
 # ---- methods -------------------------------------------------------------------------------

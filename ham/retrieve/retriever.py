@@ -53,7 +53,10 @@ class Retrieved:
 class Retriever:
     def __init__(self, corpus: Corpus, indexes: dict[str, HybridIndex], encoder, k_t: int = 15,
                  k_v: int = 10, pool: int = 100, fusion=None,
-                 ranker=None) -> None:
+                 ranker=None, diversity=None) -> None:
+        if ranker is not None and diversity is not None:
+            raise ValueError("retrieval: a structural ranker and a diversity step both reorder the ranking; "
+                             "choose one (retrieval.ranker or retrieval.diversity)")
         for index in indexes.values():
             index.check_encoder(encoder.model_id)  # an index is never searched with another encoder
         self.units = corpus.by_id
@@ -61,7 +64,7 @@ class Retriever:
         self.encoder = encoder
         self.k_t, self.k_v, self.pool = k_t, k_v, pool
         self.fusion = fusion or HybridFusion()
-        self.ranker = ranker
+        self.ranker, self.diversity = ranker, diversity
 
     def query(self, text: str) -> Query:
         enc = self.encoder.encode_query(text)
@@ -72,6 +75,8 @@ class Retriever:
         index = self.indexes[modality]
         if self.ranker is not None:
             return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool)
+        if self.diversity is not None and modality == "text":
+            return self.diversity.select(index, query, k, self.units, self.fusion, self.pool)
         return index.search(query, k, self.fusion, self.pool)
 
     def retrieve(self, question: str) -> Retrieved:

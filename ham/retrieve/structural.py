@@ -21,39 +21,15 @@ representation). Enabled by ``retrieval=structural``; ``Retriever`` calls ``rank
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from ham.index.hybrid import HybridIndex, Query, Scored, _minmax
+from ham.retrieve.sections import SectionMap, SectionMaps
 from ham.units import EvidenceUnit
 
 
-@dataclass
-class SectionMap:
-    """Which section each indexed row belongs to, each section's rows, and the section tree."""
-
-    section_of: list[str]
-    rows_of: dict[str, list[int]]
-    parent_of: dict[str, str | None]
-    children_of: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
-
-    @classmethod
-    def of(cls, index: HybridIndex, units: dict[str, EvidenceUnit]) -> "SectionMap":
-        section_of, rows_of, parent_of = [], defaultdict(list), {}
-        for row, unit_id in enumerate(index.unit_ids):
-            unit = units[unit_id]
-            section, subsection = unit.section_ids()
-            own = subsection or section or unit.path[0]["id"]
-            section_of.append(own)
-            rows_of[own].append(row)
-            parent_of.setdefault(own, section if subsection else None)
-        out = cls(section_of, dict(rows_of), parent_of)
-        for child, parent in parent_of.items():
-            if parent is not None:
-                out.children_of[parent].append(child)
-        return out
 
 
 class SectionRanker:
@@ -64,12 +40,10 @@ class SectionRanker:
             raise ValueError(f"structural retrieval: order must be 'source' or 'score', not {order!r}")
         self.per_section, self.weights, self.expand = per_section, list(weights), expand
         self.section_weight, self.min_ratio, self.family_ratio, self.order = section_weight, min_ratio, family_ratio, order
-        self._maps: dict[int, SectionMap] = {}
+        self._maps = SectionMaps()
 
     def _map(self, index: HybridIndex, units: dict[str, EvidenceUnit]) -> SectionMap:
-        if id(index) not in self._maps:
-            self._maps[id(index)] = SectionMap.of(index, units)
-        return self._maps[id(index)]
+        return self._maps.of(index, units)
 
     def section_scores(self, own: np.ndarray, sections: list[str]) -> dict[str, float]:
         by_section: dict[str, list[float]] = defaultdict(list)

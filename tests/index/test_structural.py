@@ -10,7 +10,8 @@ from ham.index.build import build_indexes
 from ham.ingest.builder import Block, TreeBuilder
 from ham.represent.templates import IsolatedText, LocalImage, Representer
 from ham.retrieve.retriever import Retriever
-from ham.retrieve.structural import SectionMap, SectionRanker
+from ham.retrieve.sections import SectionMap
+from ham.retrieve.structural import SectionRanker
 from ham.units import build_units
 
 
