@@ -207,6 +207,7 @@ class Retrieval:
     pool: int = _min(100, 1)
     fusion: Fusion = field(default_factory=Fusion)
     ranker: Optional[SectionRanker] = None
+    k_tab: Optional[int] = _min(None, 0)     # None: tables share k_t with text; N: N tables besides k_t
 
 
 # ---- methods -------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ HASH = [
     "encoder.use_fp16",
     "index._target_", "index.m", "index.ef_construction", "index.ef_search", "index.nlist", "index.nbits",
     "index.nprobe", "index.train_size", "index.min_vectors",
-    "retrieval._target_", "retrieval.k_t", "retrieval.k_v", "retrieval.pool", "retrieval.fusion._target_",
+    "retrieval._target_", "retrieval.k_t", "retrieval.k_v", "retrieval.k_tab", "retrieval.pool", "retrieval.fusion._target_",
     "retrieval.fusion.dense_weight", "retrieval.ranker", "retrieval.ranker.*",
     "method._target_", "method.template", "method.max_images", "method.min_score", "method.semantic_weight",
     "generator._target_", "generator.temperature", "generator.max_tokens", "generator.max_tokens_field",
