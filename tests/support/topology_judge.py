@@ -43,7 +43,13 @@ SYSTEMS = {
 }
 
 
+TAIL = re.compile(r"\n\n(?:Reply with|Give no explanation|I give the rating)")
+
+
 def sections(user: str) -> dict[str, str]:
+    """The ``[Name]`` sections of a rendered prompt, the closing instructions cut off (a field's
+    value that has a line of its own in brackets would start a section: tests avoid those)."""
+    user = TAIL.split(user)[0]
     parts = SECTION.split(user)
     return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2])}
 
