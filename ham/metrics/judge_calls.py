@@ -5,7 +5,8 @@ retrieved context, two ratings, statements then verdicts). No metric is register
 every call gave a valid judgment; otherwise it is None and the question's detail holds the first
 call's ``error`` (the evaluator counts it in ``n_failed``; a failure is never scored 0). The detail
 records the prompt versions, how many calls there were and whether all were answered from the
-judge cache.
+judge cache; a valid one also its value and what it was computed from under ``scores``
+(verdicts, ratings, statements), as the run viewer shows a judgment.
 """
 from __future__ import annotations
 
@@ -28,19 +29,20 @@ class Calls:
     def error(self) -> str | None:
         return next((j.error for j in self.judgments if j.error), None)
 
-    def detail(self, **extra) -> dict:
+    def detail(self) -> dict:
         failed = next((j for j in self.judgments if j.error), None)
         out = {"prompt": ", ".join(dict.fromkeys(j.prompt for j in self.judgments)), "calls": len(self.judgments),
                "cached": bool(self.judgments) and all(j.cached for j in self.judgments)}
         if failed is not None:
             out.update(error=failed.error, reply=(failed.reply or "")[:500])
-        return {**out, **extra}
+        return out
 
-    def result(self, value: float | None, **extra) -> Scored:
-        """The metric's value, or None with the failure when any call failed."""
+    def result(self, value: float | None, **scores) -> Scored:
+        """The metric's value with what it was computed from (``scores``: verdicts, ratings, ...),
+        or None with the failure when any call failed."""
         if self.error:
             return Scored(None, self.detail())
-        return Scored(value, self.detail(**extra))
+        return Scored(value, {"value": value, "scores": scores, **self.detail()})
 
 
 def verdicts(judgment: Judgment, tag: str, n: int) -> list[int]:

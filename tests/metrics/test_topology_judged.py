@@ -78,9 +78,10 @@ def test_hand_computed_values(served):
     assert s["step_coverage"] == 0.5      # Step 1 [text] covered, Step 2 [image] not
     assert script.seen["context_precision"] == 5 and script.seen["answer_accuracy_swapped"] == 1
     detail = s["judge"]
-    assert detail["context_precision"]["verdicts"] == [1, 0, 1, 0] and detail["context_recall"]["verdicts"] == [
-        1, 0, 1, 1, 1]
-    assert detail["answer_accuracy"]["ratings"] == [4, 2] and detail["faithfulness"]["statements"] == 3
+    assert detail["context_precision"]["scores"]["verdicts"] == [1, 0, 1, 0]
+    assert detail["context_recall"]["scores"]["verdicts"] == [1, 0, 1, 1, 1]
+    assert detail["answer_accuracy"]["scores"]["ratings"] == [4, 2]
+    assert detail["faithfulness"]["scores"]["statements"] == 3 and detail["faithfulness"]["value"] == pytest.approx(2 / 3)
 
 
 def test_no_useful_context_scores_zero_precision_and_noncommittal_zero_relevancy(served):
