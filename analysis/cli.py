@@ -10,6 +10,14 @@ Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
     ci.{md,tex,csv}                    means with the normal and the bootstrap 95% CI
     paired.{md,tex,csv}                each variant vs the reference: paired bootstrap, Wilcoxon
     figure3_<dataset>.{png,pdf}        Figure 3 style ablation bars with 95% CIs
+    mramg.{md,tex}                     MRAMG-Bench's metrics, where runs computed them (metrics=mramg)
+  and where runs answered topology questions (TopoGraphRAG-Bench, experiment=demo_topology;
+  analysis/topology.py), printed as well:
+    table2.{md,tex}, table2_ci.{md,tex}      retrieval and generation overall, and with CIs and n
+    topology_{topology,path,pages,modality,pattern}.{md,tex}
+                                       mean ± 1.96·SE (n) by topology, ordered modality path,
+                                       cross-/same-page, cross-modal/text-only, synthesis pattern
+    topology_<dataset>.{png,pdf}, paths_<dataset>.{png,pdf}   TopoGraphRAG's Figure 3 and 4 style
     report.html                        the answers of every variant side by side
     problems.txt                       run folders or lines that were skipped, and why
 
@@ -28,7 +36,10 @@ from .collect import collect, questions_table, runs_table
 from .plots import ablation_figure
 from .report import write_grid_report
 from .table_format import write_table
-from .tables import ci_table, paired_table, robustness_cost, table3, table4
+from .table_format import to_markdown
+from .tables import ci_table, mramg_table, paired_table, robustness_cost, table3, table4
+from .topology import topology_runs, topology_tables
+from .topology_plots import path_figure, topology_figure
 
 
 def _slug(text: str) -> str:
@@ -36,7 +47,9 @@ def _slug(text: str) -> str:
 
 
 def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_resamples: int = 10_000,
-            seed: int = 0) -> tuple[list[Path], list[str]]:
+            seed: int = 0, printed: list[str] | None = None) -> tuple[list[Path], list[str]]:
+    """Write every table and figure into ``out``; the topology tables' Markdown is also appended
+    to ``printed`` (``ham-analyze`` prints it)."""
     collection = collect(paths)
     if not collection.runs:
         raise ValueError(f"no usable run under {', '.join(map(str, paths))}" +
@@ -58,6 +71,19 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
         if runs:
             written += ablation_figure(runs, [collection.label(r) for r in runs], out / f"figure3_{_slug(dataset)}",
                                        f"{dataset}: {len(runs)} variant(s)")
+    mramg = mramg_table(collection)
+    if mramg is not None:
+        written += write_table(mramg, out)
+    for table in topology_tables(collection):
+        written += write_table(table, out)
+        if printed is not None:
+            printed.append(to_markdown(table))
+    topo = topology_runs(collection)
+    for dataset in sorted({r.dataset for r in topo}):
+        runs = [r for r in topo if r.dataset == dataset]
+        labels = [collection.label(r) for r in runs]
+        written += topology_figure(runs, labels, out / f"topology_{_slug(dataset)}", dataset)
+        written += path_figure(runs, labels, out / f"paths_{_slug(dataset)}", dataset)
     written.append(write_grid_report(collection, out / "report.html"))
     problems_file = out / "problems.txt"
     problems_file.write_text("".join(f"{p}\n" for p in collection.problems), encoding="utf-8")
@@ -75,11 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     args = parser.parse_args(argv)
     out = args.out or Path(args.paths[0]) / "analysis"
+    printed: list[str] = []
     try:
-        written, problems = analyze(args.paths, out, args.reference, args.resamples, args.seed)
+        written, problems = analyze(args.paths, out, args.reference, args.resamples, args.seed, printed)
     except (ValueError, FileNotFoundError) as exc:
         print(f"ham-analyze: {exc}", file=sys.stderr)
         return 1
+    for text in printed:
+        print(text)
     for problem in problems:
         print(f"skipped: {problem}", file=sys.stderr)
     print(f"wrote {len(written)} files to {out}/")

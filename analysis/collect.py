@@ -167,6 +167,7 @@ class Collection:
 
     def __post_init__(self) -> None:
         self.varying_axes = derive_axes(self.runs)
+        self.runs.sort(key=lambda r: (r.dataset, self.label(r), r.run_id))   # tables and pages in variant order
 
     def label(self, run: Run, exclude: tuple[str, ...] = ("dataset",)) -> str:
         """The run's variant name: its values on the axes that vary. A group's option as it is

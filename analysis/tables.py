@@ -114,6 +114,20 @@ def table4(collection: Collection) -> Table:
     return table
 
 
+MRAMG_METRICS = ("image_precision", "image_recall", "image_f1", "image_ordering", "rouge_lsum", "answer_bertscore")
+
+
+def mramg_table(collection: Collection) -> Table | None:
+    """MRAMG-Bench's objective metrics (x 100) per dataset, for runs that computed its own ones
+    (``metrics=mramg``); None when none did."""
+    own = ("image_ordering", "rouge_lsum", "answer_bertscore")
+    if not any(run_mean(r, m) is not None for r in collection.runs for m in own):
+        return None
+    names = [m for m in MRAMG_METRICS if any(m in r.metrics["metrics"] for r in collection.runs)]
+    return _metric_table(collection, "mramg", "MRAMG-Bench's metrics (x100): image precision, recall, F1, "
+                         "image ordering score, ROUGE-Lsum and BERTScore of the answer", names)
+
+
 def _note_not_computed(collection: Collection, table: Table, names: list[str]) -> None:
     for m in names:
         reasons = {(r.metrics["metrics"].get(m) or {}).get("reason") for r in collection.runs}

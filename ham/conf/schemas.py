@@ -239,6 +239,7 @@ class Retrieval:
     fusion: Fusion = field(default_factory=Fusion)
     ranker: Optional[SectionRanker] = None
     diversity: Optional[Any] = None          # ham.retrieve.diversity: SectionCap, MMR, or none
+    k_tab: Optional[int] = _min(None, 0)     # None: tables share k_t with text; N: N tables besides k_t
 
 
 # ---- methods -------------------------------------------------------------------------------

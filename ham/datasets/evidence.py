@@ -23,9 +23,10 @@ Rules, tried in this order for each evidence item; the first that finds units de
              file names are equal, within the document when it has one.
 
 Documents are matched by name: an item's ``doc`` against the unit's ``doc_id``, ``extra
-["doc_name"]`` and ``extra["doc_id"]`` (TopoGraph's integer ids), all as strings with a trailing
-``.pdf`` dropped and whitespace replaced by ``_`` (MMDocRAG writes names without ``.pdf``,
-MMDocIR with).
+["doc_name"]``, ``extra["doc_id"]`` (TopoGraph's integer ids) and ``source`` (the unit's file
+relative to the corpus root, as ham's own question files name it, e.g. the demo's
+``gnucash/cc-concepts1.html``), all as strings with a trailing ``.pdf`` dropped and whitespace
+replaced by ``_`` (MMDocRAG writes names without ``.pdf``, MMDocIR with).
 
 ``resolve_evidence(questions, units)`` fills ``Evidence.units`` in place and returns a
 ``MappingRecord``: per question, each item's rule, units and scores, the unresolved items with the
@@ -67,6 +68,14 @@ def intersection(a, b) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     return w * h if w > 0 and h > 0 else 0.0
+
+
+def doc_keys(unit: EvidenceUnit) -> set[str]:
+    """Every name an evidence item may give the unit's document by (module docstring)."""
+    keys = {doc_key(unit.doc_id), doc_key(unit.extra.get("doc_name")), doc_key(unit.extra.get("doc_id")),
+            doc_key(unit.source)}
+    keys.discard(None)
+    return keys
 
 
 def _unique(units: Iterable[EvidenceUnit]) -> list[EvidenceUnit]:
@@ -136,8 +145,7 @@ class EvidenceResolver:
         self._content: dict[str, str] = {}
         for unit in units:
             self.units[unit.unit_id] = unit
-            keys = {doc_key(unit.doc_id), doc_key(unit.extra.get("doc_name")), doc_key(unit.extra.get("doc_id"))}
-            keys.discard(None)
+            keys = doc_keys(unit)
             layout = unit.extra.get("layout_id")
             for key in keys:
                 self.by_doc[key].append(unit)
@@ -198,8 +206,7 @@ class EvidenceResolver:
         ref = str(item.image)
         found = self.by_image.get(ref) or self.by_image.get("name:" + PurePosixPath(ref).name, [])
         keys = None if doc is None else {doc}
-        return [u for u in _unique(found) if keys is None or keys & {
-            doc_key(u.doc_id), doc_key(u.extra.get("doc_name")), doc_key(u.extra.get("doc_id"))}]
+        return [u for u in _unique(found) if keys is None or keys & doc_keys(u)]
 
     # ------------------------------------------------------------------ one question
 

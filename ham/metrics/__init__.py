@@ -5,6 +5,13 @@
     bertscore.py  Img-CBS (one shared BERTScore scorer)
     judged.py     TCR@15 and Overall Quality through the LLM judge
     average.py    Average Score (and the M Avg. parts used by analysis)
+    structural.py judge-free retrieval metrics by exact gold unit ids, entity recall (topology)
+    ragas_context.py, ragas_answer.py, step_coverage.py
+                  TopoGraphRAG-Bench's judged metrics, RAGAS's formulas (topology.py: the
+                  enriched reference, claims and steps they judge; judge_calls.py: several calls
+                  behind one value)
+    mramg.py      MRAMG-Bench's image ordering score, ROUGE-Lsum, answer BERTScore
+    quotes.py     MMDocRAG's quote selection P / R / F1
     judge.py      the judge: chat backend, versioned prompts, strict parsing, cached verdicts
     evaluator.py  a run's chosen metrics (``metrics.names``) per question and their summary
 

@@ -49,8 +49,9 @@ class Evaluator:
         if "judge" in m.needs:
             if judge is None:
                 return NO_JUDGE
-            if m.name not in judge.prompts:
-                return f"not computed: judge {judge.model} has no prompt for {m.name}"
+            lacking = [p for p in m.judge_prompts if p not in judge.prompts]
+            if lacking:
+                return f"not computed: judge {judge.model} has no prompt for {', '.join(lacking)}"
         if "bertscore" in m.needs and self.resources.bertscore is None:
             return "not computed: no BERTScore scorer"
         if "encoder" in m.needs and self.resources.encoder is None:

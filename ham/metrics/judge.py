@@ -87,25 +87,27 @@ class Judge:
                 raise ValueError(f"judge prompt {prompt.name} is for {prompt.metric!r}, configured for {metric!r}")
         self.caches = {m: JudgmentCache(Path(cache_root), self.model, p.name) for m, p in self.prompts.items()}
 
-    def judge(self, metric: str, fields: dict[str, str]) -> Judgment:
+    def judge(self, metric: str, fields: dict[str, str], n_items: int | None = None) -> Judgment:
+        """One judgment of ``metric``'s prompt on ``fields``; ``n_items``: how many numbered
+        verdicts a per-item prompt must return (``judge_prompt``)."""
         prompt = self.prompts[metric]
         messages = prompt.render(fields)
         input_hash = key_of(messages)
         base = {"metric": metric, "prompt": prompt.name, "model": self.model}
         hit = self.caches[metric].get(input_hash)
         if hit is not None:
-            return Judgment(**base, value=float(hit["scores"][prompt.main]), scores=hit["scores"], cached=True,
+            return Judgment(**base, value=prompt.value(hit["scores"]), scores=hit["scores"], cached=True,
                             reply=hit.get("reply"))
         reply = self.client.chat(messages)
         if reply.error:
             return Judgment(**base, error=reply.error, usage=reply.usage)
         try:
-            scores = prompt.parse_reply(reply.text)
+            scores = prompt.parse_reply(reply.text, n_items)
         except JudgeParseError as exc:
             return Judgment(**base, error=f"unparseable: {exc}", reply=reply.text, usage=reply.usage)
         self.caches[metric].put({"input": input_hash, "model": self.model, "prompt": prompt.name,
                                  "scores": scores, "reply": reply.text, "usage": reply.usage})
-        return Judgment(**base, value=float(scores[prompt.main]), scores=scores, reply=reply.text, usage=reply.usage)
+        return Judgment(**base, value=prompt.value(scores), scores=scores, reply=reply.text, usage=reply.usage)
 
     def info(self) -> dict:
         return {"model": self.model, "prompts": {m: p.name for m, p in self.prompts.items()},

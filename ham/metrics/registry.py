@@ -71,6 +71,11 @@ class Metric:
     scale: float = 1.0                   # printed value = mean x scale (Table 3 prints Img-F1 x 100)
     value_range: tuple = (0.0, 1.0)
     description: str = ""
+    prompts: tuple = ()                  # judge prompts (``judge.prompts`` keys) it asks; default (name,)
+
+    @property
+    def judge_prompts(self) -> tuple:
+        return tuple(self.prompts) or (self.name,)
 
     @property
     def title(self) -> str:

@@ -1,7 +1,21 @@
 """Online retrieval under separate budgets: top k_t text units and top k_v images (paper 3.3).
 
 Every hit keeps its score, provenance (document, source file, position) and the unit itself, so
-assembly can show heading paths, captions and local relations. Plain ranking orders units by
+assembly can show heading paths, captions and local relations.
+
+Tables are text units (caption, rows and footnotes are their text; ``Hit.to_row`` labels them
+``table``) and live in the text index, so they share the text budget:
+
+    k_tab: null   (default) text and table units are ranked together and the top ``k_t`` are kept,
+                  whatever their kind: a table takes one of the k_t slots
+    k_tab: N      the ``k_t`` best text units and, besides them, the ``N`` best tables are kept (so
+                  ``k_t + N`` rows at most), in the order of the one ranking they come from; both
+                  are drawn from the same candidate pool (``pool``), so fewer come back when the
+                  pool holds fewer. ``k_tab: 0`` leaves tables out.
+
+A table's image (``image``/``image_path``) travels with its row for multimodal methods; tables are
+not in the image index (``ham.index.build`` indexes image units only), so the image budget k_v is
+images alone. Plain ranking orders units by
 their fused score; ``retrieval=structural`` hands ranking to ``ham.retrieve.structural.SectionRanker``.
 Indexes are built (or reused) by ``ham.index.build``.
 """
@@ -53,7 +67,7 @@ class Retrieved:
 class Retriever:
     def __init__(self, corpus: Corpus, indexes: dict[str, HybridIndex], encoder, k_t: int = 15,
                  k_v: int = 10, pool: int = 100, fusion=None,
-                 ranker=None, diversity=None) -> None:
+                 ranker=None, diversity=None, k_tab: int | None = None) -> None:
         if ranker is not None and diversity is not None:
             raise ValueError("retrieval: a structural ranker and a diversity step both reorder the ranking; "
                              "choose one (retrieval.ranker or retrieval.diversity)")
@@ -63,6 +77,7 @@ class Retriever:
         self.indexes = indexes
         self.encoder = encoder
         self.k_t, self.k_v, self.pool = k_t, k_v, pool
+        self.k_tab = k_tab
         self.fusion = fusion or HybridFusion()
         self.ranker, self.diversity = ranker, diversity
 
@@ -82,8 +97,22 @@ class Retriever:
     def retrieve(self, question: str) -> Retrieved:
         query = self.query(question)
 
-        def hits(modality: str, k: int) -> list[Hit]:
-            return [Hit(self.units[s.unit_id], s.score, rank, s.dense, s.sparse)
-                    for rank, s in enumerate(self.ranked(modality, query, k), 1)]
+        def hits(ranked: list[Scored]) -> list[Hit]:
+            return [Hit(self.units[s.unit_id], s.score, rank, s.dense, s.sparse) for rank, s in enumerate(ranked, 1)]
 
-        return Retrieved(text=hits("text", self.k_t), images=hits("image", self.k_v))
+        return Retrieved(text=hits(self.text_ranked(query)), images=hits(self.ranked("image", query, self.k_v)))
+
+    def text_ranked(self, query: Query) -> list[Scored]:
+        """The text list under the table rule (module docstring)."""
+        if self.k_tab is None:
+            return self.ranked("text", query, self.k_t)
+        budget = {"table": int(self.k_tab), "text": int(self.k_t)}
+        kept: list[Scored] = []
+        for s in self.ranked("text", query, max(self.pool, self.k_t + self.k_tab)):
+            kind = "table" if self.units[s.unit_id].kind == "table" else "text"
+            if budget[kind] > 0:
+                budget[kind] -= 1
+                kept.append(s)
+            if not any(budget.values()):
+                break
+        return kept

@@ -2,7 +2,9 @@
 
     config.yaml         the resolved config (secret-looking keys redacted) and the option per group
     run.json            run id and its identity record, corpus hash, index keys, model ids, versions,
-                        git commit, SLURM ids, ingest report
+                        git commit, SLURM ids, ingest report, the evidence mapping's counts
+    evidence_mapping.json  which gold evidence item mapped to which unit ids by which rule, which
+                        stayed unresolved and why (``ham.datasets.evidence``; questions with evidence)
     predictions.jsonl   one row per question, appended and flushed as each finishes (``runner``)
     metrics.json        the chosen metrics aggregated, failure counts, cost (``ham.metrics.evaluator``)
 
@@ -132,6 +134,10 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
                 "generator": pipeline.generator.model_id, "git": git_state(), "versions": package_versions(),
                 "question_problems": question_problems,
                 "ingest": {k: v for k, v in corpus.report.items() if k != "summary"} if corpus is not None else {}}
+    mapping = pipeline.resolve_evidence(questions)   # gold evidence -> unit ids, before scoring
+    if mapping is not None:
+        mapping.write(out_dir / "evidence_mapping.json")
+        run_info["evidence_mapping"] = {"file": "evidence_mapping.json", **mapping.summary()}
     (out_dir / "run.json").write_text(json.dumps(run_info, indent=2))
     rows = answer_all(questions, out_dir / "predictions.jsonl", pipeline, desc=f"{cfg.name}/{rid}",
                       progress=cfg.progress, redo_failures=redo)

@@ -54,6 +54,17 @@ class Pipeline:
     def from_config(cls, cfg: DictConfig) -> "Pipeline":
         return build_pipeline(cfg)
 
+    def resolve_evidence(self, questions: Sequence[Question]):
+        """Map the questions' gold evidence to this corpus's unit ids once per run, before any
+        scoring (``ham.datasets.evidence``): fills each ``Evidence.units`` (so rows carry them in
+        ``gold``) and returns the ``MappingRecord``; None when there is no corpus or no question has
+        gold evidence."""
+        if self.corpus is None or not any(q.evidence for q in questions):
+            return None
+        from ham.datasets.evidence import resolve_evidence
+
+        return resolve_evidence(questions, self.corpus.units)
+
     def assemble(self, question: Question) -> Assembled:
         retrieved = self.retriever.retrieve(question.question)
         return Assembled(question, retrieved, self.assembler(question.question, retrieved))

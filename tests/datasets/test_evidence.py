@@ -161,3 +161,14 @@ def test_threshold_is_a_parameter(threshold, expected):
     item = Evidence(doc="d", page=0, bbox=[0, 6, 100, 16])      # 40% of the gold box, 40% of the unit
     EvidenceResolver(units, bbox_threshold=threshold).resolve(q(item))
     assert item.units == expected
+
+
+def test_doc_is_also_matched_against_the_units_source_file():
+    # ham's own question files (the demo's topology questions) name a unit's document by its
+    # source file relative to the corpus root
+    a = unit("gnucash:7", doc="gnucash", content="A credit card account is a short-term loan.")
+    a.source = "gnucash/cc-concepts1.html"
+    b = unit("other:1", doc="other", content="A credit card account is a short-term loan.")
+    question = q(Evidence(doc="gnucash/cc-concepts1.html", text="a short-term loan"))
+    record = resolve_evidence([question], [a, b])
+    assert question.evidence[0].units == ["gnucash:7"] and record.questions[0].matched[0].rule == "passage"

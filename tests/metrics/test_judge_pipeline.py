@@ -38,7 +38,9 @@ def test_judged_run_records_the_judge_and_reuses_its_cache(tmp_path):
     assert metrics["metrics"]["tcr15"] == {**metrics["metrics"]["tcr15"], "mean": 1.0, "n": 2, "computed": True}
     assert metrics["metrics"]["overall_quality"]["mean"] == 4.0
     assert metrics["judge"]["model"] == "openai:test-judge" and metrics["judge"]["failures"] == {}
-    assert metrics["judge"]["prompts"] == {"tcr15": "tcr15_v1", "overall_quality": "overall_quality_v1"}
+    prompts = metrics["judge"]["prompts"]
+    assert {k: prompts[k] for k in ("tcr15", "overall_quality")} == {"tcr15": "tcr15_v1",
+                                                                      "overall_quality": "overall_quality_v1"}
     again_metrics = json.loads((again / "metrics.json").read_text())
     assert again_metrics["judge"]["cached"] == {"tcr15": 2, "overall_quality": 2}
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
