@@ -242,6 +242,29 @@ class Retrieval:
     k_tab: Optional[int] = _min(None, 0)     # None: tables share k_t with text; N: N tables besides k_t
 
 
+@dataclass
+class CrossEncoderReranker:
+    _target_: str = "ham.retrieve.rerank.CrossEncoderReranker"
+    model: str = MISSING
+    top_n: int = _min(50, 1)
+    batch_size: int = _min(32, 1)
+    max_length: int = _min(512, 1)
+    device: Optional[str] = None
+    cache_root: Optional[str] = None
+
+
+@dataclass
+class BGEReranker:
+    _target_: str = "ham.retrieve.rerank.BGEReranker"
+    model: str = "BAAI/bge-reranker-v2-m3"
+    top_n: int = _min(50, 1)
+    batch_size: int = _min(32, 1)
+    max_length: int = _min(512, 1)
+    device: Optional[str] = None
+    use_fp16: Optional[bool] = None
+    cache_root: Optional[str] = None
+
+
 # ---- methods -------------------------------------------------------------------------------
 
 @dataclass
@@ -423,6 +446,7 @@ class Root:
     encoder: Any = MISSING
     index: Any = MISSING
     retrieval: Any = MISSING
+    reranker: Any = MISSING
     method: Any = MISSING
     generator: Any = MISSING
     cost: Any = MISSING
@@ -449,6 +473,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "encoder": {"sentence_transformers": SentenceTransformerEncoder, "bge_m3": BGEM3Encoder},
     "index": {"flat": FlatIndex, "hnsw": HNSWIndex, "ivfpq": IVFPQIndex},
     "retrieval": {"retrieval": Retrieval},
+    "reranker": {"cross_encoder": CrossEncoderReranker, "bge": BGEReranker, "none": Nothing},
     "method": {"ham": HamMethod, "llm_based": LlmBasedMethod, "mllm_based": MllmBasedMethod,
                "rule_based": RuleBasedMethod},
     "generator": {"extractive": ExtractiveGenerator, "openai": OpenAIGenerator, "hf": HFGenerator},

@@ -20,10 +20,11 @@ one dialog is often exactly what a question needs).
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Callable
 
 import numpy as np
 
-from ham.index.hybrid import HybridIndex, Query, Scored, _minmax
+from ham.index.hybrid import HybridIndex, Scored, _minmax
 from ham.retrieve.sections import SectionMaps
 from ham.units import EvidenceUnit
 
@@ -37,10 +38,11 @@ class SectionCap:
         self.per_section, self.parents, self.parents_from = per_section, parents, parents_from
         self._maps = SectionMaps()
 
-    def select(self, index: HybridIndex, query: Query, k: int, units: dict[str, EvidenceUnit], fusion,
-               pool: int) -> list[Scored]:
+    def select(self, scored: list[Scored], k: int, index: HybridIndex, units: dict[str, EvidenceUnit],
+               rescore: Callable[[list[int]], list[Scored]]) -> list[Scored]:
+        """The k units to keep from the ranked pool ``scored``; ``rescore(rows)`` ranks the pool
+        with those index rows added (how a parent passage outside the pool gets its score)."""
         smap = self._maps.of(index, units)
-        scored = index.search(query, None, fusion, pool)
         section = [smap.section_of[index.row_of[s.unit_id]] for s in scored]
         taken, waiting, count = [], [], defaultdict(int)
         for s, sec in zip(scored, section):
@@ -53,10 +55,10 @@ class SectionCap:
                 break
         taken += waiting[: k - len(taken)]
         if self.parents:
-            taken = self._with_parents(taken, index, query, smap, fusion, pool, k)
+            taken = self._with_parents(taken, index, smap, rescore, k)
         return taken[:k]
 
-    def _with_parents(self, taken: list[Scored], index, query, smap, fusion, pool, k) -> list[Scored]:
+    def _with_parents(self, taken: list[Scored], index, smap, rescore, k) -> list[Scored]:
         have = {index.row_of[s.unit_id] for s in taken}
         wanted: dict[str, int] = {}     # parent section -> position after which its passage goes
         for pos, s in enumerate(taken[: self.parents_from]):
@@ -69,7 +71,7 @@ class SectionCap:
         if not wanted:
             return taken
         rows = [r for parent in wanted for r in smap.rows_of[parent]]
-        rescored = {s.unit_id: s for s in index.search(query, None, fusion, pool, extra=rows)}
+        rescored = {s.unit_id: s for s in rescore(rows)}
         added = []
         for parent, pos in wanted.items():
             candidates = [rescored[index.unit_ids[r]] for r in smap.rows_of[parent] if index.unit_ids[r] in rescored]
@@ -95,9 +97,8 @@ class MMR:
             raise ValueError(f"mmr weight must lie in [0, 1], not {weight}")
         self.weight = weight
 
-    def select(self, index: HybridIndex, query: Query, k: int, units: dict[str, EvidenceUnit], fusion,
-               pool: int) -> list[Scored]:
-        scored = index.search(query, None, fusion, pool)
+    def select(self, scored: list[Scored], k: int, index: HybridIndex, units: dict[str, EvidenceUnit],
+               rescore: Callable[[list[int]], list[Scored]]) -> list[Scored]:
         if len(scored) <= 1 or k <= 1:
             return scored[:k]
         relevance = _minmax(np.array([s.score for s in scored], dtype=np.float64))

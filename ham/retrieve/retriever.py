@@ -67,7 +67,7 @@ class Retrieved:
 class Retriever:
     def __init__(self, corpus: Corpus, indexes: dict[str, HybridIndex], encoder, k_t: int = 15,
                  k_v: int = 10, pool: int = 100, fusion=None,
-                 ranker=None, diversity=None, k_tab: int | None = None) -> None:
+                 ranker=None, diversity=None, k_tab: int | None = None, reranker=None) -> None:
         if ranker is not None and diversity is not None:
             raise ValueError("retrieval: a structural ranker and a diversity step both reorder the ranking; "
                              "choose one (retrieval.ranker or retrieval.diversity)")
@@ -79,7 +79,7 @@ class Retriever:
         self.k_t, self.k_v, self.pool = k_t, k_v, pool
         self.k_tab = k_tab
         self.fusion = fusion or HybridFusion()
-        self.ranker, self.diversity = ranker, diversity
+        self.ranker, self.diversity, self.reranker = ranker, diversity, reranker
 
     def query(self, text: str) -> Query:
         enc = self.encoder.encode_query(text)
@@ -90,9 +90,17 @@ class Retriever:
         index = self.indexes[modality]
         if self.ranker is not None:
             return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool)
-        if self.diversity is not None and modality == "text":
-            return self.diversity.select(index, query, k, self.units, self.fusion, self.pool)
-        return index.search(query, k, self.fusion, self.pool)
+        if modality == "image" or (self.diversity is None and self.reranker is None):
+            return index.search(query, k, self.fusion, self.pool)
+        # text: the fused pool, reranked, then its k_t slots shared out (reranking and diversity
+        # modules' docstrings); images keep their plain ranking
+        scored = index.search(query, None, self.fusion, self.pool)
+        if self.reranker is not None:
+            scored = self.reranker.rerank(query.text, scored, self.units)
+        if self.diversity is not None:
+            scored = self.diversity.select(scored, k, index, self.units,
+                                           lambda rows: index.search(query, None, self.fusion, self.pool, extra=rows))
+        return scored[:k]
 
     def retrieve(self, question: str) -> Retrieved:
         query = self.query(question)

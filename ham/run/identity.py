@@ -56,6 +56,7 @@ HASH = [
     "retrieval._target_", "retrieval.k_t", "retrieval.k_v", "retrieval.k_tab", "retrieval.pool",
     "retrieval.fusion._target_", "retrieval.fusion.dense_weight", "retrieval.ranker", "retrieval.ranker.*",
     "retrieval.diversity", "retrieval.diversity.*",
+    "reranker._target_", "reranker.top_n", "reranker.max_length", "reranker.use_fp16",
     "method._target_", "method.template", "method.max_images", "method.min_score", "method.semantic_weight",
     "generator._target_", "generator.temperature", "generator.max_tokens", "generator.max_tokens_field",
     "generator.max_new_tokens", "generator.max_prompt_tokens", "generator.truncation_is_failure",

@@ -128,7 +128,8 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     indexed = build_index(cfg, corpus, cache)
     # runtime objects go to the partial, not through instantiate (which would turn them into configs)
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
-                                                           encoder=indexed.encoder)
+                                                           encoder=indexed.encoder,
+                                                           reranker=instantiate_optional(cfg.reranker))
     assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
                                                         corpus_root=corpus.root)
     generator = with_generation_cache(instantiate(cfg.generator), cache.root)

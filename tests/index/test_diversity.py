@@ -45,19 +45,24 @@ class FixedIndex:
         return [Scored(u, self.scores[u], self.scores[u], 0.0) for u in ranked][:k]
 
 
+def _select(step, index, k, units):
+    pool = index.search(None, None)
+    return step.select(pool, k, index, units, lambda rows: index.search(None, None, extra=rows))
+
+
 SCORES = {"m:4": 1.0, "m:5": 0.99, "m:6": 0.98, "m:7": 0.97, "m:8": 0.96, "m:9": 0.95, "m:11": 0.6,
           "m:13": 0.5, "m:2": 0.4}
 
 
 def test_a_section_takes_at_most_its_cap_and_the_rest_fill_later(units):
     index = FixedIndex(units, SCORES, pool=[u for u in SCORES if u != "m:2"])
-    out = [s.unit_id for s in SectionCap(per_section=3, parents=0).select(index, None, 6, units, None, 100)]
+    out = [s.unit_id for s in _select(SectionCap(per_section=3, parents=0), index, 6, units)]
     assert out == ["m:4", "m:5", "m:6", "m:11", "m:13", "m:7"]
 
 
 def test_a_high_child_section_brings_its_parents_own_passage(units):
     index = FixedIndex(units, SCORES, pool=[u for u in SCORES if u != "m:2"])   # the parent's passage: not in the pool
-    out = [s.unit_id for s in SectionCap(per_section=3, parents=1).select(index, None, 5, units, None, 100)]
+    out = [s.unit_id for s in _select(SectionCap(per_section=3, parents=1), index, 5, units)]
     assert out[:2] == ["m:4", "m:2"] and len(out) == 5, "the parent's passage follows the child's first unit"
     assert out[2:] == ["m:5", "m:6", "m:11"], "the lowest-ranked plain unit gave up its slot"
     assert index.searches[-1] == [units_row(index, "m:2")], "only the parent's own passages were scored"
@@ -70,15 +75,15 @@ def units_row(index, unit_id):
 def test_no_parent_passage_when_one_is_already_taken(units):
     scores = {**SCORES, "m:2": 0.985}
     index = FixedIndex(units, scores, pool=list(scores))
-    out = [s.unit_id for s in SectionCap(per_section=3, parents=1).select(index, None, 5, units, None, 100)]
-    assert out.count("m:2") == 1 and len(index.searches) == 1
+    out = [s.unit_id for s in _select(SectionCap(per_section=3, parents=1), index, 5, units)]
+    assert out.count("m:2") == 1 and len(index.searches) == 1, "the pool only: nothing to rescore"
 
 
 def test_mmr_spreads_the_slots_and_validates_its_weight(units):
     index = FixedIndex(units, SCORES, pool=list(SCORES))
     index.vectors[[index.row_of[f"m:{i}"] for i in range(4, 10)]] = index.vectors[index.row_of["m:4"]]   # duplicates
-    out = [s.unit_id for s in MMR(weight=0.5).select(index, None, 3, units, None, 100)]
+    out = [s.unit_id for s in _select(MMR(weight=0.5), index, 3, units)]
     assert out[0] == "m:4" and not set(out[1:]) & {f"m:{i}" for i in range(5, 10)}
-    assert [s.unit_id for s in MMR(weight=1.0).select(index, None, 3, units, None, 100)] == ["m:4", "m:5", "m:6"]
+    assert [s.unit_id for s in _select(MMR(weight=1.0), index, 3, units)] == ["m:4", "m:5", "m:6"]
     with pytest.raises(ValueError, match="weight"):
         MMR(weight=1.5)

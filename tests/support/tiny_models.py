@@ -133,3 +133,20 @@ def tiny_bge_m3(folder: Path, seed: int = 0, heads: bool = True) -> Path:
         torch.save(torch.nn.Linear(32, 1).state_dict(), folder / "sparse_linear.pt")
         torch.save(torch.nn.Linear(32, 32).state_dict(), folder / "colbert_linear.pt")
     return folder
+
+
+def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
+    """A BERT sequence classifier with one label, as sentence-transformers' CrossEncoder loads one:
+    (query, passage) pairs in, one relevance score out."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    tokenizer = tiny_tokenizer()
+    tokenizer.add_special_tokens({"cls_token": "<|user|>", "sep_token": "<|end|>"})
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=512, num_labels=1,
+                        pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(seed)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
