@@ -2,11 +2,11 @@
 a new run over the same prompts never calls a model again.
 
 The key hashes the prompt's digest (its text and the bytes of any attached image), the
-generator's ``model_id`` and its ``settings()``. Entries are JSON files under
+generator's ``model_id`` and its ``settings()`` (for remote backbones: the server, decoding
+settings and stream aggregation, ``ChatClient.identity``). Entries are JSON files under
 ``<cache root>/generations/`` (``ham.cache.KeyedStore``: one file per key, written atomically, so
-runs of a grid can share the store). Replies and deterministic failures (``over_length``) are
-kept; transient failures (API errors, malformed replies, an exhausted request budget, unreadable
-inputs) are not, so a later run tries again.
+runs of a grid can share the store). Only replies are kept: the cache never returns a failure
+(an entry holding one, written by an older version, is ignored), so a later run asks again.
 """
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from pathlib import Path
 
 from ham.cache import KeyedStore, key_of
 from ham.generate.base import Generation
-
-CACHED_FAILURES = {"over_length"}
 
 
 class CachedGenerator:
@@ -33,12 +31,12 @@ class CachedGenerator:
 
     def _lookup(self, key: str) -> Generation | None:
         record = self.store.get(key)
-        if record is None:
+        if record is None or (record.get("generation") or {}).get("error") is not None:
             return None
         return Generation(**{**record["generation"], "cached": True})
 
     def _keep(self, key: str, generation: Generation) -> None:
-        if generation.error is None or generation.failure_reason in CACHED_FAILURES:
+        if generation.error is None:
             self.store.put(key, {"model": self.model_id, "settings": self.settings(),
                                  "generation": generation.to_dict()})
 

@@ -38,14 +38,22 @@ def test_hits_misses_and_what_is_kept(tmp_path):
     assert CachedGenerator(Counting(temperature=0.5), tmp_path).generate(text_prompt("abc")).cached is False
 
 
-@pytest.mark.parametrize("error,kept", [("api_error: HTTP 500 after 6 attempts", False),
-                                        ("budget_exhausted: used up", False), ("bad_input: x.png", False),
-                                        ("over_length: prompt has 9000 tokens", True)])
-def test_only_deterministic_failures_are_cached(tmp_path, error, kept):
+@pytest.mark.parametrize("error", ["api_error: HTTP 500 after 6 attempts", "budget_exhausted: used up",
+                                   "bad_input: x.png", "timeout: no complete reply within 5 s",
+                                   "over_length: prompt has 9000 tokens"])
+def test_the_cache_never_keeps_a_failure(tmp_path, error):
     inner = Counting(error=error)
     CachedGenerator(inner, tmp_path).generate(text_prompt("q"))
-    CachedGenerator(inner, tmp_path).generate(text_prompt("q"))
-    assert inner.calls == (1 if kept else 2)
+    again = CachedGenerator(inner, tmp_path).generate(text_prompt("q"))
+    assert inner.calls == 2 and not again.cached and not list(tmp_path.rglob("*.json"))
+
+
+def test_a_failure_left_in_the_cache_by_an_older_version_is_never_returned(tmp_path):
+    cached = CachedGenerator(Counting(), tmp_path)
+    key = cached.key(text_prompt("q"))
+    cached.store.put(key, {"model": "counting", "generation": Generation(None, "counting", error="over_length: x").to_dict()})
+    out = cached.generate(text_prompt("q"))
+    assert out.text == "q" and not out.cached and cached.inner.calls == 1
 
 
 def test_key_follows_the_image_bytes(tmp_path, image_files):

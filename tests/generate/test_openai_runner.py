@@ -93,7 +93,7 @@ def test_persistent_failure_is_recorded_and_the_rest_answered(tmp_path, manual_d
         rows = run(pred, questions(4), generator(server, concurrency=1, max_retries=2), manual_doc)
     failed = [r for r in rows if r["failure"]]
     assert [r["id"] for r in failed] == ["q0"] and failed[0]["failure"]["reason"] == "api_error"
-    assert "HTTP 500 after 3 attempts" in failed[0]["failure"]["detail"] and failed[0]["metrics"] == {"n_images": 0}
+    assert f"HTTP 500 from {server.base_url} after 3 attempts" in failed[0]["failure"]["detail"] and failed[0]["metrics"] == {"n_images": 0}
     assert all(r["failure"] is None for r in rows[1:]) and len(lines(pred)) == 4
 
 
