@@ -1,5 +1,4 @@
-"""OpenAI-compatible chat completions (OpenAI, vLLM, SGLang, Ollama, ``transformers serve``)
-through the ``openai`` SDK. Shared by generators, judges, summarisers and image describers.
+"""OpenAI-compatible chat completions (OpenAI, vLLM, SGLang, Ollama, ``transformers serve``). Shared by generators, judges, summarisers and image describers.
 
     client = ChatClient("gpt-4o", max_concurrency=32)
     reply = client.chat([{"role": "user", "content": "..."}])           # or: await client.achat(...)
@@ -18,11 +17,9 @@ what to fix), ``timeout`` (no complete reply within ``timeout``), ``malformed_re
 ``over_length`` (the prompt exceeds the model's context), ``budget_exhausted`` (the
 ``RequestBudget`` ran out; every attempt, retries included, uses one).
 
-Transport: requests go through the SDK's ``post`` with the body as JSON and the reply read as
-bytes, over the SDK's aiohttp transport when available. The typed ``chat.completions.create``
-path validates and transforms every parameter and reply (about 0.5 ms of CPU per request), which
-at 64 concurrent requests was the difference between 0.83 and 0.9 of ideal throughput on two
-cores (benchmarks/bench_openai_throughput.py). A reply sent as server-sent events, asked for
+Transport (``ham.backends.transport``, ``http_backend``): a plain aiohttp POST of the JSON body,
+the reply read as bytes (default; the SDK's request machinery cost as much CPU as the exchange
+itself), or the openai SDK's ``post`` over httpx. A reply sent as server-sent events, asked for
 (``stream=True``) or not (``transformers serve`` 4.57 streams regardless), is aggregated.
 
 ``identity()`` is what, besides the messages, determines a reply: model, server, decoding
@@ -45,6 +42,8 @@ import random
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+
+from ham.backends.transport import ConnectionFailed, HTTPStatusError, ReadTimeout, make_transport
 
 log = logging.getLogger("ham.backends.chat")
 RETRYABLE_STATUS = {408, 409, 429}
@@ -144,21 +143,6 @@ def _parse_event_stream(raw: bytes) -> Completion:
     return Completion("".join(parts), usage, finish, model)
 
 
-def _refused(exc: BaseException) -> BaseException | None:
-    """The OS-level connection error behind an SDK error, if any (the SDK's aiohttp transport
-    reports a refused connection as a connect *timeout*)."""
-    seen = 0
-    while exc is not None and seen < 8:
-        if isinstance(exc, OSError) and not isinstance(exc, TimeoutError):
-            return exc
-        if exc.__class__.__name__ in ("ClientConnectorError", "ClientOSError", "ServerDisconnectedError",
-                                      "ConnectError"):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
-    return None
-
-
 class ChatClient:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  base_url_env: str = "OPENAI_BASE_URL", api_key_env: str = "OPENAI_API_KEY",
@@ -194,27 +178,14 @@ class ChatClient:
                 "stream": self.stream, "extra_body": self.extra_body}
 
     def _bind(self):
-        """The SDK client and semaphore of the running event loop (both are bound to one loop)."""
-        from openai import AsyncOpenAI
-
+        """The transport and semaphore of the running event loop (both are bound to one loop)."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            self._client = AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
-                                       max_retries=0, http_client=self._http_client())
+            self._client = make_transport(self.http_backend, self.server, self._api_key, self.timeout,
+                                          self.max_concurrency)
             self._sem = asyncio.Semaphore(self.max_concurrency)
             self._loop = loop
         return self._client
-
-    def _http_client(self):
-        if self.http_backend != "aiohttp":
-            return None
-        import openai
-
-        try:
-            return openai.DefaultAioHttpClient(timeout=self.timeout)
-        except (AttributeError, RuntimeError):  # an SDK without the aiohttp transport
-            log.info("openai SDK has no aiohttp transport here; using its default httpx transport")
-            return None
 
     def body(self, messages: list[dict], **overrides) -> dict:
         body = {"model": self.model, "messages": messages, self.max_tokens_field: self.max_tokens}
@@ -226,8 +197,7 @@ class ChatClient:
 
     def _backoff(self, attempt: int, exc: BaseException | None) -> float:
         cap = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
-        response = getattr(exc, "response", None)
-        value = response.headers.get("retry-after") if response is not None else None
+        value = getattr(exc, "retry_after", None)
         try:
             asked = max(0.0, float(value)) if value is not None else 0.0
         except ValueError:
@@ -237,14 +207,12 @@ class ChatClient:
     async def _attempt(self, client, body: dict) -> Completion:
         try:
             async with asyncio.timeout(self.timeout):
-                raw = await client.post("/chat/completions", body=body, cast_to=bytes)
+                raw = await client.post("/chat/completions", body)
         except TimeoutError as exc:
             raise _Deadline from exc
         return parse_completion(raw)
 
     async def achat(self, messages: list[dict], **overrides) -> ChatReply:
-        import openai
-
         client = self._bind()
         body = self.body(messages, **overrides)
         attempts = 0
@@ -259,8 +227,7 @@ class ChatClient:
                     done = await self._attempt(client, body)
                     return ChatReply(done.text, done.usage, seconds=time.perf_counter() - start, attempts=attempts,
                                      finish_reason=done.finish_reason, model=done.model)
-                except (openai.APIStatusError, openai.APITimeoutError, openai.APIConnectionError, _Deadline,
-                        MalformedResponse) as exc:
+                except (HTTPStatusError, ConnectionFailed, ReadTimeout, _Deadline, MalformedResponse) as exc:
                     error, retryable = self._describe(exc, attempts)
                     if not retryable or attempts > self.max_retries:
                         break
@@ -269,27 +236,22 @@ class ChatClient:
 
     def _describe(self, exc: BaseException, attempts: int) -> tuple[str, bool]:
         """(error string starting with its reason, whether another attempt may help)."""
-        import openai
-
         tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
         if isinstance(exc, _Deadline):
             return f"timeout: no complete reply within {self.timeout:g} s ({tries}; the timeout setting)", True
         if isinstance(exc, MalformedResponse):
             return f"malformed_response: {tries}: {exc}", True
-        if isinstance(exc, openai.APIStatusError):
-            status, message = exc.status_code, str(exc.message)[:300]
+        if isinstance(exc, HTTPStatusError):
+            status, message = exc.status, exc.message
             if status in (400, 413) and any(s in message.lower() for s in _CONTEXT_ERRORS):
                 return f"over_length: HTTP {status}: {message}", False
             hint = self._status_hint(status)
             return (f"api_error: HTTP {status} from {self.server} {tries}: {message}{hint}",
                     status in RETRYABLE_STATUS or status >= 500)
-        cause = _refused(exc)
-        if cause is not None:
-            return (f"api_error: connection to {self.server} failed ({cause.__class__.__name__}: {cause}) {tries}: "
+        if isinstance(exc, ConnectionFailed):
+            return (f"api_error: connection to {self.server} failed ({exc}) {tries}: "
                     f"is the server running, and is the base URL (or ${self.base_url_env}) right?"), True
-        if isinstance(exc, openai.APITimeoutError):
-            return f"timeout: the connection timed out ({tries}; the timeout setting)", True
-        return f"api_error: {exc.__class__.__name__}: {exc} ({tries})", True
+        return f"timeout: {exc} ({tries}; the timeout setting)", True
 
     def _status_hint(self, status: int) -> str:
         if status == 404:
@@ -308,7 +270,7 @@ class ChatClient:
 
     async def aclose(self) -> None:
         if self._client is not None:
-            await self._client.close()
+            await self._client.aclose()
         self._client = self._loop = None
 
     def _run(self, coroutine_factory):
