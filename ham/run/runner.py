@@ -3,7 +3,11 @@
 Each row is appended (one ``write`` of one line, flushed) as soon as it is done, in completion
 order. Local generators answer ``batch_size`` questions at a time; remote ones (``is_async``) keep
 about twice their concurrency in flight, with retrieval, parsing and scoring on one worker thread
-so the event loop stays free for requests. Judged metrics (``tcr15``, ``overall_quality``) are
+so the event loop stays free for requests, unless a stage is cheaper than the trip to that thread:
+each stage's first calls run on the event loop and are timed, and a stage whose calls take over
+``INLINE_SECONDS`` on average moves to the worker thread for the rest of the run (a thread hop,
+with its wait for the interpreter lock under load, cost about 0.8 ms per stage on two busy cores:
+more than prompt assembly or parsing, less than retrieval over a real index or BERTScore). Judged metrics (``tcr15``, ``overall_quality``) are
 asked on the event loop for every question in flight at once (``Evaluator.ajudge``), bounded by
 the judge client's own concurrency, retries, deadline and budget; local batches judge their
 batch's questions together the same way.
@@ -24,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -39,6 +44,31 @@ from ham.run.pipeline import Pipeline
 from ham.run.predictions import read_predictions, rewrite
 
 log = logging.getLogger("ham.run.runner")
+INLINE_SECONDS = 0.0005   # a stage faster than this on average stays on the event loop
+INLINE_TRIALS = 8         # calls timed on the event loop before a stage's place is decided
+
+
+class Placed:
+    """One stage of the concurrent runner, run on the event loop while it is cheap and on the
+    worker thread once its first ``INLINE_TRIALS`` calls average over ``INLINE_SECONDS`` (sticky,
+    so the stage never runs on both at once)."""
+
+    def __init__(self, fn, executor: ThreadPoolExecutor) -> None:
+        self.fn, self.executor = fn, executor
+        self.calls, self.seconds, self.offloaded = 0, 0.0, False
+
+    async def __call__(self, *args):
+        if self.offloaded:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, self.fn, *args)
+        start = time.perf_counter()
+        out = self.fn(*args)
+        self.calls += 1
+        self.seconds += time.perf_counter() - start
+        if self.calls >= INLINE_TRIALS and self.seconds / self.calls > INLINE_SECONDS:
+            self.offloaded = True
+            log.debug("%s takes %.2f ms a call: moved to the worker thread", getattr(self.fn, "__name__", self.fn),
+                      1000 * self.seconds / self.calls)
+        return out
 
 
 def index_keys(info: dict) -> dict | None:
@@ -131,23 +161,23 @@ def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, lo
 
 async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages: Stages,
                                log_: PredictionLog) -> None:
-    loop = asyncio.get_running_loop()
     generator = pipeline.generator
     gate = asyncio.Semaphore(2 * max(1, int(getattr(generator, "batch_size", 1))))
     judge_client = getattr(getattr(stages.evaluator, "resources", None), "judge", None)
     judge_width = int(getattr(getattr(judge_client, "client", None), "max_concurrency", 16) or 16)
     judge_gate = asyncio.Semaphore(2 * max(1, judge_width))
     cpu = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-stages")
+    assemble, finish, score = (Placed(f, cpu) for f in (pipeline.assemble, stages.finish, stages.score))
 
     async def one(q: Question) -> None:
         async with gate:
-            item = await loop.run_in_executor(cpu, pipeline.assemble, q)
+            item = await assemble(q)
             generation = await generator.agenerate(item.prompt)
-            row, case = await loop.run_in_executor(cpu, stages.finish, item, generation)
+            row, case = await finish(item, generation)
         if case is not None:
             async with judge_gate:
                 verdicts = await stages.evaluator.ajudge(case)
-                row = await loop.run_in_executor(cpu, stages.score, row, case, verdicts)
+                row = await score(row, case, verdicts)
         log_.write(row)
 
     try:
