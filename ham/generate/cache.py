@@ -10,6 +10,7 @@ runs of a grid can share the store). Only replies are kept: the cache never retu
 """
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from ham.cache import KeyedStore, key_of
@@ -59,7 +60,8 @@ class CachedGenerator:
         generation = self._lookup(key)
         if generation is None:
             generation = await self.inner.agenerate(prompt)
-            self._keep(key, generation)
+            if generation.error is None:   # the file is written off the event loop (~0.3 ms to create)
+                await asyncio.to_thread(self._keep, key, generation)
         return generation
 
     async def aclose(self) -> None:
