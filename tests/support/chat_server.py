@@ -10,7 +10,8 @@ error message: ``(400, "maximum context length is 8 tokens")``. ``"hang"`` sleep
 ``hang_seconds`` before answering, to trigger client timeouts; ``"trickle"`` streams its reply one
 word every ``trickle_seconds`` (bytes keep coming, the reply takes long: what a looping model
 does); ``"length"`` answers normally but with ``finish_reason: "length"`` (a reply cut at
-max_tokens); ``"no_usage"`` answers without token usage (as ``transformers serve`` does). ``force_stream=True`` answers in
+max_tokens); ``"no_usage"`` answers without token usage (as ``transformers serve`` does).
+``server.max_in_flight`` is the most requests it was handling at once. ``force_stream=True`` answers in
 server-sent-event chunks even when the request asks for no streaming (as ``transformers serve``
 4.57 does). Every request body is kept in ``server.requests``.
 """
@@ -55,6 +56,7 @@ class ChatServer:
         self.hang_seconds = hang_seconds
         self.trickle_seconds = trickle_seconds
         self.requests: list[dict] = []
+        self.in_flight = self.max_in_flight = 0
         self._faults: deque = deque()
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), self._handler())
@@ -99,6 +101,16 @@ class ChatServer:
                 self.wfile.write(payload)
 
             def do_POST(self) -> None:
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._post()
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _post(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
