@@ -62,6 +62,8 @@ def summary_lines(metrics: dict) -> list[str]:
         lines.append(f"  cost: unknown ({cost['cents_unknown']})")
     elif cost.get("cents_total") is not None:
         lines.append(f"  cost: {cost['cents_total']:.2f} cents ({cost.get('pricing')} prices)")
+    elif cost.get("questions_without_usage"):
+        lines.append(f"  tokens: unknown for {cost['questions_without_usage']} replies (the server sent no usage)")
     return lines
 
 
