@@ -96,3 +96,16 @@ def test_cost_summary_over_a_run():
 def test_unknown_pricing_is_an_error():
     with pytest.raises(ValueError, match="no row in the price table"):
         cost_summary([], {"pricing": "gpt9", "prices": PRICES}, None)
+
+
+def test_a_reply_without_usage_makes_the_cost_unknown_not_free():
+    replied = {"raw_answer": "an answer", "generation": {"usage": {}, "attempts": 1, "finish_reason": "stop"}}
+    priced = {"raw_answer": "x", "generation": {"usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                                               "attempts": 1, "finish_reason": "stop"}}
+    never = {"raw_answer": None, "generation": {"usage": {}, "attempts": 3}, "failure": {"reason": "api_error"}}
+    model_free = {"raw_answer": "extractive", "generation": {"usage": {}, "attempts": 0}}
+    cost = cost_summary([replied, priced, never], {"pricing": "gpt4o", "prices": PRICES}, None)
+    assert cost["cents_total"] is None and cost["questions_without_usage"] == 1
+    assert cost["cents_unknown"].startswith("1 of 3 replies came without token usage")
+    known = cost_summary([priced, never, model_free], {"pricing": "gpt4o", "prices": PRICES}, None)
+    assert known["cents_total"] == pytest.approx((10 * 2.5 + 5 * 10) / 1e4) and known["questions_without_usage"] == 0
