@@ -3,11 +3,12 @@
 Each row is appended (one ``write`` of one line, flushed) as soon as it is done, in completion
 order. Local generators answer ``batch_size`` questions at a time; remote ones (``is_async``) keep
 about twice their concurrency in flight, with retrieval, parsing and scoring on one worker thread
-so the event loop stays free for requests, unless a stage is cheaper than the trip to that thread:
-each stage's first calls run on the event loop and are timed, and a stage whose calls take over
-``INLINE_SECONDS`` on average moves to the worker thread for the rest of the run (a thread hop,
-with its wait for the interpreter lock under load, cost about 0.8 ms per stage on two busy cores:
-more than prompt assembly or parsing, less than retrieval over a real index or BERTScore). Judged metrics (``tcr15``, ``overall_quality``) are
+so the event loop stays free for requests, unless the stages are cheaper than the trip to that
+thread: their first calls run on the event loop and are timed, and once any stage's calls take
+over ``INLINE_SECONDS`` on average, all stages move to the worker thread for the rest of the run
+(a thread hop, with its wait for the interpreter lock under load, cost about 0.8 ms per stage on
+two busy cores: more than prompt assembly or parsing, less than retrieval over a real index or
+BERTScore). Judged metrics (``tcr15``, ``overall_quality``) are
 asked on the event loop for every question in flight at once (``Evaluator.ajudge``), bounded by
 the judge client's own concurrency, retries, deadline and budget; local batches judge their
 batch's questions together the same way.
@@ -49,26 +50,32 @@ INLINE_TRIALS = 8         # calls timed on the event loop before a stage's place
 
 
 class Placed:
-    """One stage of the concurrent runner, run on the event loop while it is cheap and on the
-    worker thread once its first ``INLINE_TRIALS`` calls average over ``INLINE_SECONDS`` (sticky,
-    so the stage never runs on both at once)."""
+    """The stages of the concurrent runner (retrieval and prompt, parsing, scoring), on the event
+    loop while every one of them is cheap and all on the worker thread once any stage's first
+    ``INLINE_TRIALS`` calls average over ``INLINE_SECONDS``. The move is for all stages at once and
+    for good, so no two stages ever run at the same time (they share models: the run's encoder
+    serves retrieval, rule_based's image placement and scoring)."""
 
-    def __init__(self, fn, executor: ThreadPoolExecutor) -> None:
-        self.fn, self.executor = fn, executor
-        self.calls, self.seconds, self.offloaded = 0, 0.0, False
+    def __init__(self, executor: ThreadPoolExecutor) -> None:
+        self.executor, self.offloaded = executor, False
 
-    async def __call__(self, *args):
-        if self.offloaded:
-            return await asyncio.get_running_loop().run_in_executor(self.executor, self.fn, *args)
-        start = time.perf_counter()
-        out = self.fn(*args)
-        self.calls += 1
-        self.seconds += time.perf_counter() - start
-        if self.calls >= INLINE_TRIALS and self.seconds / self.calls > INLINE_SECONDS:
-            self.offloaded = True
-            log.debug("%s takes %.2f ms a call: moved to the worker thread", getattr(self.fn, "__name__", self.fn),
-                      1000 * self.seconds / self.calls)
-        return out
+    def stage(self, fn):
+        calls, seconds = 0, 0.0
+
+        async def run(*args):
+            nonlocal calls, seconds
+            if self.offloaded:
+                return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+            start = time.perf_counter()
+            out = fn(*args)
+            calls += 1
+            seconds += time.perf_counter() - start
+            if calls >= INLINE_TRIALS and seconds / calls > INLINE_SECONDS:
+                self.offloaded = True
+                log.debug("%s takes %.2f ms a call: stages move to the worker thread",
+                          getattr(fn, "__name__", fn), 1000 * seconds / calls)
+            return out
+        return run
 
 
 def index_keys(info: dict) -> dict | None:
@@ -167,7 +174,8 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
     judge_width = int(getattr(getattr(judge_client, "client", None), "max_concurrency", 16) or 16)
     judge_gate = asyncio.Semaphore(2 * max(1, judge_width))
     cpu = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-stages")
-    assemble, finish, score = (Placed(f, cpu) for f in (pipeline.assemble, stages.finish, stages.score))
+    placed = Placed(cpu)
+    assemble, finish, score = (placed.stage(f) for f in (pipeline.assemble, stages.finish, stages.score))
 
     async def one(q: Question) -> None:
         async with gate:

@@ -270,3 +270,28 @@ def test_a_failed_judge_call_redoes_its_row_on_resume(tmp_path, manual_doc):
         again = answer_all(questions(3), pred, pipeline, progress=False)
         assert len(server.requests) == generated + 1, "only the row whose judge call failed is answered again"
     assert all(r["metrics"]["overall_quality"] == 4.0 for r in again)
+
+
+def test_slow_stages_move_to_the_worker_thread_together(tmp_path, manual_doc):
+    import threading
+    import time
+
+    seen = {"retrieve": [], "score": []}
+
+    class SlowRetriever(FixedRetriever):
+        def retrieve(self, question):
+            time.sleep(0.002)      # over INLINE_SECONDS: retrieval over a real index
+            seen["retrieve"].append(threading.current_thread().name)
+            return self.retrieved
+
+    def evaluate(q, text, images, answer):
+        seen["score"].append(threading.current_thread().name)
+        return {}
+
+    with ChatServer(responder=answer_for) as server:
+        pipeline = Pipeline(SlowRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server, concurrency=2),
+                            evaluate)
+        answer_all(questions(20), tmp_path / "p.jsonl", pipeline, progress=False)
+    main = threading.main_thread().name
+    assert seen["retrieve"][:8] == [main] * 8 and set(seen["retrieve"][8:]) == {"ham-stages_0"}
+    assert seen["score"][-1] == "ham-stages_0", "scoring moved with retrieval (they never run at once)"
