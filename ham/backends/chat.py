@@ -154,6 +154,10 @@ class ChatClient:
         self.model = model
         self.model_id = f"openai:{model}"
         self.base_url = base_url or os.environ.get(base_url_env) or None
+        if self.base_url is not None and not self.base_url.startswith(("http://", "https://")):
+            where = "the base URL" if base_url else f"${base_url_env}"
+            raise ValueError(f"{where} {self.base_url!r} is not an http(s) URL; an OpenAI-compatible server's "
+                             "looks like http://127.0.0.1:8000/v1")
         self.base_url_env, self.api_key_env = base_url_env, api_key_env
         self._api_key = api_key or os.environ.get(api_key_env) or "EMPTY"  # local servers accept any key
         self.temperature, self.max_tokens, self.timeout = temperature, max_tokens, timeout

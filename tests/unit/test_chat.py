@@ -176,3 +176,8 @@ def test_per_request_http_logging_is_quiet_by_default():
     import logging
 
     assert logging.getLogger("httpx2").getEffectiveLevel() >= logging.WARNING
+
+
+def test_a_base_url_without_scheme_is_refused_at_once():
+    with pytest.raises(ValueError, match="'127.0.0.1:8000/v1' is not an http.s. URL"):
+        ChatClient("m", base_url="127.0.0.1:8000/v1")
