@@ -29,6 +29,7 @@ from types import SimpleNamespace
 
 from ham.cache import KeyedStore, key_of
 from ham.backends.chat import ChatReply
+from ham.generate.cache import WriteBehind
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
 
 
@@ -98,6 +99,7 @@ class Judge:
         self.caches = {m: JudgmentCache(Path(cache_root), self.model, p.name, settings)
                        for m, p in self.prompts.items()}
         self._local: ThreadPoolExecutor | None = None
+        self._writer = WriteBehind()
 
     def _lookup(self, metric: str, fields: dict[str, str]):
         prompt = self.prompts[metric]
@@ -126,11 +128,12 @@ class Judge:
                 self._local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-judge")
             reply = await asyncio.get_running_loop().run_in_executor(self._local, self.client.chat, messages)
         judgment, entry = self._parse(metric, input_hash, reply)
-        if entry is not None:   # a file written off the event loop (creating it takes ~0.3 ms here)
-            await asyncio.to_thread(self.caches[metric].put, entry)
+        if entry is not None:   # written off the event loop
+            self._writer.put(self.caches[metric].store, entry["input"], entry)
         return judgment
 
     async def aclose(self) -> None:
+        await asyncio.to_thread(self._writer.drain)
         if hasattr(self.client, "aclose"):
             await self.client.aclose()
         if self._local is not None:

@@ -181,3 +181,21 @@ def test_per_request_http_logging_is_quiet_by_default():
 def test_a_base_url_without_scheme_is_refused_at_once():
     with pytest.raises(ValueError, match="'127.0.0.1:8000/v1' is not an http.s. URL"):
         ChatClient("m", base_url="127.0.0.1:8000/v1")
+
+
+def test_the_proxy_comes_from_the_environment_once(monkeypatch):
+    import asyncio
+
+    from ham.backends.transport import AiohttpTransport
+
+    async def proxy_of(url):
+        transport = AiohttpTransport(url, "k", 5, 4)
+        try:
+            return transport.proxy
+        finally:
+            await transport.aclose()
+
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    assert asyncio.run(proxy_of("http://models.invalid:8000/v1")) == "http://proxy.invalid:3128"
+    assert asyncio.run(proxy_of("http://localhost:8000/v1")) is None
