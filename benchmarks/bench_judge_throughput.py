@@ -3,15 +3,14 @@ chat-completions server (a judge reply after a fixed latency), over the ideal
 ``concurrency / latency`` of the judge client (target >= 0.8 at 32 in flight).
 
     .venv/bin/python benchmarks/bench_judge_throughput.py                  # 32 in flight, 100 ms
-    .venv/bin/python benchmarks/bench_judge_throughput.py --concurrency 8 --rounds 60
+    .venv/bin/python benchmarks/bench_judge_throughput.py --concurrency 8 --rounds 20
 
 The generator answers at once without a model (the extractive backbone's role, made async so
 the runner's concurrent path is what is measured), so the time is the judge's: each question
 asks one judged metric, Overall Quality, through ``Evaluator.ajudge`` and the judge's
 ``ChatClient`` (``judge.client.max_concurrency`` in flight). Nothing is cached (a fresh cache
 folder). The server runs in its own process. One warm-up round, then ``rounds * concurrency``
-questions are timed, as one whole ``answer_all`` (its start-up and close included; 30 rounds keep
-that fixed cost a small part, as in a real run).
+questions are timed, as one whole ``answer_all`` (its start-up and close included).
 """
 from __future__ import annotations
 
@@ -88,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server waits per request")
-    parser.add_argument("--rounds", type=int, default=30, help="timed questions = rounds x concurrency")
+    parser.add_argument("--rounds", type=int, default=10, help="timed questions = rounds x concurrency")
     args = parser.parse_args()
     ready = mp.get_context("spawn").Queue()
     server = mp.get_context("spawn").Process(target=serve, args=(args.latency, ready), daemon=True)

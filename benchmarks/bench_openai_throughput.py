@@ -3,7 +3,7 @@ latency: achieved requests per second over the ideal ``concurrency / latency`` (
 >= 0.9, runner >= 0.85).
 
     .venv/bin/python benchmarks/bench_openai_throughput.py                 # 64 in flight, 100 ms
-    .venv/bin/python benchmarks/bench_openai_throughput.py --concurrency 16 --rounds 60
+    .venv/bin/python benchmarks/bench_openai_throughput.py --concurrency 16 --rounds 20
     .venv/bin/python benchmarks/bench_openai_throughput.py --pin            # server on core 0, ham on core 1
     .venv/bin/python benchmarks/bench_openai_throughput.py --profile runner # cProfile of the runner loop
 
@@ -15,9 +15,9 @@ Figures, from one run each:
 The server runs in its own process so that its threads do not share the client's interpreter
 lock; ``--pin`` puts it on its own core. Each figure takes a warm-up round first (connections
 opened), then times ``rounds * concurrency`` requests. The runner's timed run is a whole
-``answer_all`` (its event loop, new connections, the predictions file, closing), a fixed cost of
-about one latency round that is printed beside it; 30 rounds (3 s) keep it a small part of the
-figure, as it is of a real run. The load average is printed: on a shared two-core machine the
+``answer_all`` (its event loop, new connections, the predictions file, closing), a fixed cost
+printed beside it (measured on a run of ``concurrency`` questions); ``--rounds 30`` makes it a
+smaller part of the figure, as it is of a real run. The load average is printed: on a shared two-core machine the
 ratios move with it.
 """
 from __future__ import annotations
@@ -143,7 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server waits per request")
-    parser.add_argument("--rounds", type=int, default=30, help="timed requests = rounds x concurrency")
+    parser.add_argument("--rounds", type=int, default=10, help="timed requests = rounds x concurrency")
     parser.add_argument("--pin", action="store_true", help="server on core 0, this process on core 1")
     parser.add_argument("--only", choices=list(BENCHES), action="append", help="run only these figures")
     parser.add_argument("--profile", choices=list(BENCHES), help="cProfile one figure (top 25 by own time)")

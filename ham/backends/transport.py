@@ -9,7 +9,8 @@ that the client turns into failure reasons.
              the request path: the openai SDK's ``post`` builds and validates request options,
              copies them and wraps the reply in typed objects, which cost about 0.25 ms of CPU per
              request, as much as the HTTP exchange itself (at 64 in flight on two cores: 0.87
-             of ideal throughput through the SDK, 0.96 without; benchmarks/bench_openai_throughput.py)
+             of ideal throughput through the SDK's aiohttp transport, 0.95 without;
+             benchmarks/bench_openai_throughput.py)
     httpx    the openai SDK's ``AsyncOpenAI.post`` over its default httpx transport, for whatever
              the SDK handles that a plain POST does not
 """
