@@ -146,7 +146,7 @@ def _record(choices: dict, out_root: Path, rid: str, out_dir: Path, overrides: l
 
 
 def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, questions: list[Question],
-             question_problems: list[str], choices: dict, redo: tuple[str, ...], started: float) -> None:
+             question_problems: list[str], choices: dict, redo: frozenset, started: float) -> None:
     corpus, info = pipeline.corpus, pipeline.info
     if corpus is not None:
         print(corpus.report["summary"].rstrip(), file=sys.stderr)
