@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `transformers serve` in a venv of its own (its serving extras: fastapi, uvicorn), for the slow
+# test that runs ham against a real OpenAI-compatible server (tests/integration/test_real_server.py)
+SERVE_VENV  ?= .venv-serve
+SERVE_STAMP := $(SERVE_VENV)/.installed
 
-.PHONY: install demo test test-slow clean
+.PHONY: install demo test test-slow serve-venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,15 +22,24 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+$(SERVE_STAMP):
+	$(PYTHON) -m venv $(SERVE_VENV)
+	$(SERVE_VENV)/bin/pip install --quiet torch==2.13.0
+	$(SERVE_VENV)/bin/pip install --quiet 'transformers[serving]==4.57.6'
+	touch $(SERVE_STAMP)
+
+serve-venv: $(SERVE_STAMP)
+
 demo: $(STAMP)
 	$(BIN)/ham
 
 test: $(STAMP)
 	$(BIN)/pytest -q
 
-# The tests marked slow (model loading, generation with SmolLM2); CI runs them after `make test`.
-test-slow: $(STAMP)
+# The tests marked slow (model loading, generation with SmolLM2, a real `transformers serve`);
+# CI runs them after `make test`.
+test-slow: $(STAMP) $(SERVE_STAMP)
 	$(BIN)/pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) outputs/runs outputs/cache
+	rm -rf $(VENV) $(SERVE_VENV) outputs/runs outputs/cache

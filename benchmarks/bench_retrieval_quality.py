@@ -137,13 +137,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--configs", nargs="*", default=list(CONFIGS), help=f"named configs: {', '.join(CONFIGS)}")
     parser.add_argument("--extra", action="append", default=[], help="another config as space-separated overrides")
     parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--saved", action="store_true", help="report the saved per-question results of the "
+                        "named configs again, without retrieving")
     parser.add_argument("overrides", nargs="*", help="overrides applied to every config (e.g. encoder=bge_m3)")
     args = parser.parse_args(argv)
     dataset = [f"dataset={args.dataset}"]
     configs = {name: CONFIGS[name] for name in args.configs}
     configs.update({extra: extra.split() for extra in args.extra})
-    results = {name: evaluate(name, [*args.overrides, *o], dataset, args.limit) for name, o in configs.items()}
+    if args.saved:
+        results = {name: saved(name) for name in configs}
+    else:
+        results = {name: evaluate(name, [*args.overrides, *o], dataset, args.limit) for name, o in configs.items()}
     report(results)
+
+
+def saved(name: str) -> dict:
+    rows = {}
+    for line in (OUT / f"{name}.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        rows[row.pop("id")] = row
+    return {"rows": rows, "latency": [0.0], "build_seconds": 0.0, "units": {}, "truncated": None}
 
 
 if __name__ == "__main__":

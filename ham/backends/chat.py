@@ -1,27 +1,36 @@
-"""OpenAI-compatible chat completions (OpenAI, vLLM, SGLang, Ollama, ``transformers serve``)
-through the ``openai`` SDK. Shared by generators, judges, summarisers and image describers.
+"""OpenAI-compatible chat completions (OpenAI, vLLM, SGLang, Ollama, ``transformers serve``). Shared by generators, judges, summarisers and image describers.
 
     client = ChatClient("gpt-4o", max_concurrency=32)
     reply = client.chat([{"role": "user", "content": "..."}])           # or: await client.achat(...)
     replies = client.chat_many([messages_1, messages_2, ...])            # bounded concurrency
 
-Retries (tenacity): 408/409/429/5xx responses, timeouts, connection errors and malformed bodies
-are retried up to ``max_retries`` times with exponential backoff and full jitter
+Deadline: ``timeout`` bounds each attempt's total wall time, streamed or not (connecting, waiting
+and reading every byte), not only the gap between bytes; an attempt past it is cancelled.
+
+Retries: 408/409/429/5xx responses, timeouts, connection errors and malformed bodies are retried
+up to ``max_retries`` times with exponential backoff and full jitter
 (``uniform(0, min(backoff_max, backoff_base * 2**n))``), never sooner than a ``Retry-After``
 header asks. A reply that still fails becomes a ``ChatReply`` with ``error`` set (never an
-exception), so callers record the failure and go on. Error strings start with a reason:
-``api_error``, ``malformed_response``, ``over_length`` (the prompt exceeds the model's context),
-``budget_exhausted`` (the ``RequestBudget`` ran out; every attempt, retries included, uses one).
+exception), so callers record the failure and go on. Error strings start with a reason
+(``ham.generate.base.FAILURE_REASONS``): ``api_error`` (HTTP errors, refused connections, each with
+what to fix), ``timeout`` (no complete reply within ``timeout``), ``malformed_response``,
+``over_length`` (the prompt exceeds the model's context), ``budget_exhausted`` (the
+``RequestBudget`` ran out; every attempt, retries included, uses one).
 
-Transport: requests go through the SDK's ``post`` with the body as JSON and the reply read as
-bytes, over the SDK's aiohttp transport when available. The typed ``chat.completions.create``
-path validates and transforms every parameter and reply (about 0.5 ms of CPU per request), which
-at 64 concurrent requests was the difference between 0.83 and 0.9 of ideal throughput on two
-cores (benchmarks/bench_openai_throughput.py). A reply sent as server-sent events, asked for
+Transport (``ham.backends.transport``, ``http_backend``): a plain aiohttp POST of the JSON body,
+the reply read as bytes (default; the SDK's request machinery cost as much CPU as the exchange
+itself), or the openai SDK's ``post`` over httpx. A reply sent as server-sent events, asked for
 (``stream=True``) or not (``transformers serve`` 4.57 streams regardless), is aggregated.
 
+``identity()`` is what, besides the messages, determines a reply: model, server, decoding
+settings and stream aggregation. Caches of generations, judgments, summaries and descriptions
+key on it, so answers from one server are never served as another's (a server may serve any
+weights under a name: ``transformers serve --force_model``).
+
 The base URL and key come from the config or the environment (``OPENAI_BASE_URL``,
-``OPENAI_API_KEY`` by default); keys are never written to disk by ham.
+``OPENAI_API_KEY`` by default); a local server takes any key (``EMPTY`` is sent when none is set).
+Keys are never written to disk by ham. Per-request HTTP logging (the SDK's ``httpx2`` logger) is
+kept at WARNING unless the application sets its level.
 """
 from __future__ import annotations
 
@@ -34,9 +43,16 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from ham.backends.transport import ConnectionFailed, HTTPStatusError, ReadTimeout, make_transport
+
 log = logging.getLogger("ham.backends.chat")
 RETRYABLE_STATUS = {408, 409, 429}
+OPENAI_URL = "https://api.openai.com/v1"
 _CONTEXT_ERRORS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long")
+
+for _name in ("httpx2", "httpx"):   # one INFO line per request otherwise
+    if logging.getLogger(_name).level == logging.NOTSET:
+        logging.getLogger(_name).setLevel(logging.WARNING)
 
 
 @dataclass
@@ -47,9 +63,18 @@ class ChatReply:
     seconds: float = 0.0
     attempts: int = 0
     finish_reason: str | None = None
+    model: str | None = None      # the model the server says answered (its reply's ``model`` field)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class Completion:
+    text: str | None
+    usage: dict
+    finish_reason: str | None
+    model: str | None = None
 
 
 class RequestBudget:
@@ -73,29 +98,13 @@ class MalformedResponse(Exception):
     """A 200 reply whose body is not a chat completion."""
 
 
-class BudgetExhausted(Exception):
-    pass
+class _Deadline(Exception):
+    """An attempt ran past the client's ``timeout``."""
 
 
-def _status_retryable(exc: Exception) -> bool:
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in RETRYABLE_STATUS or exc.status_code >= 500
-    return isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, MalformedResponse))
-
-
-def _retry_after(exc: BaseException | None) -> float:
-    response = getattr(exc, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else 0.0
-    except ValueError:
-        return 0.0  # an HTTP date: fall back to our own backoff
-
-
-def parse_completion(raw: bytes) -> tuple[str | None, dict, str | None]:
-    """(text, usage, finish_reason) of a chat-completion body, plain JSON or server-sent events."""
+def parse_completion(raw: bytes) -> Completion:
+    """The text, usage, finish reason and model of a chat-completion body, plain JSON or
+    server-sent events."""
     stripped = raw.lstrip()
     if stripped.startswith(b"data:"):
         return _parse_event_stream(stripped)
@@ -104,15 +113,16 @@ def parse_completion(raw: bytes) -> tuple[str | None, dict, str | None]:
         if "error" in data and "choices" not in data:
             raise MalformedResponse(f"error object in a 200 reply: {str(data['error'])[:200]}")
         choice = data["choices"][0]
-        return choice["message"].get("content"), data.get("usage") or {}, choice.get("finish_reason")
+        return Completion(choice["message"].get("content"), data.get("usage") or {}, choice.get("finish_reason"),
+                          data.get("model"))
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise MalformedResponse(f"{exc.__class__.__name__}: {exc}; body starts {raw[:80]!r}") from exc
 
 
-def _parse_event_stream(raw: bytes) -> tuple[str | None, dict, str | None]:
+def _parse_event_stream(raw: bytes) -> Completion:
     parts: list[str] = []
     usage: dict = {}
-    finish = None
+    finish = model = None
     for line in raw.decode("utf-8", errors="replace").splitlines():
         if not line.startswith("data:"):
             continue
@@ -129,13 +139,14 @@ def _parse_event_stream(raw: bytes) -> tuple[str | None, dict, str | None]:
         except (ValueError, AttributeError, TypeError) as exc:
             raise MalformedResponse(f"bad event-stream chunk: {payload[:80]!r}") from exc
         usage = chunk.get("usage") or usage
-    return "".join(parts), usage, finish
+        model = chunk.get("model") or model
+    return Completion("".join(parts), usage, finish, model)
 
 
 class ChatClient:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  base_url_env: str = "OPENAI_BASE_URL", api_key_env: str = "OPENAI_API_KEY",
-                 temperature: float | None = 0.2, max_tokens: int = 4000, timeout: float = 120.0,
+                 temperature: float | None = 0.2, max_tokens: int = 1024, timeout: float = 120.0,
                  max_retries: int = 5, stream: bool = False, extra_body: dict | None = None,
                  max_tokens_field: str = "max_tokens", max_concurrency: int = 16,
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
@@ -143,6 +154,11 @@ class ChatClient:
         self.model = model
         self.model_id = f"openai:{model}"
         self.base_url = base_url or os.environ.get(base_url_env) or None
+        if self.base_url is not None and not self.base_url.startswith(("http://", "https://")):
+            where = "the base URL" if base_url else f"${base_url_env}"
+            raise ValueError(f"{where} {self.base_url!r} is not an http(s) URL; an OpenAI-compatible server's "
+                             "looks like http://127.0.0.1:8000/v1")
+        self.base_url_env, self.api_key_env = base_url_env, api_key_env
         self._api_key = api_key or os.environ.get(api_key_env) or "EMPTY"  # local servers accept any key
         self.temperature, self.max_tokens, self.timeout = temperature, max_tokens, timeout
         self.max_retries, self.stream, self.extra_body = max_retries, stream, dict(extra_body or {})
@@ -154,30 +170,26 @@ class ChatClient:
         self._loop = None
         self._sem: asyncio.Semaphore | None = None
 
-    def _bind(self):
-        """The SDK client and semaphore of the running event loop (both are bound to one loop)."""
-        from openai import AsyncOpenAI
+    @property
+    def server(self) -> str:
+        """The endpoint requests go to, as the cache keys name it."""
+        return (self.base_url or OPENAI_URL).rstrip("/")
 
+    def identity(self) -> dict:
+        """What, besides the messages, determines a reply (module docstring)."""
+        return {"model": self.model, "server": self.server, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "max_tokens_field": self.max_tokens_field,
+                "stream": self.stream, "extra_body": self.extra_body}
+
+    def _bind(self):
+        """The transport and semaphore of the running event loop (both are bound to one loop)."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            self._client = AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
-                                       max_retries=0, http_client=self._http_client())
+            self._client = make_transport(self.http_backend, self.server, self._api_key, self.timeout,
+                                          self.max_concurrency)
             self._sem = asyncio.Semaphore(self.max_concurrency)
             self._loop = loop
         return self._client
-
-    _async_client = _bind   # the name callers of the first version used
-
-    def _http_client(self):
-        if self.http_backend != "aiohttp":
-            return None
-        import openai
-
-        try:
-            return openai.DefaultAioHttpClient(timeout=self.timeout)
-        except (AttributeError, RuntimeError):  # an SDK without the aiohttp transport
-            log.info("openai SDK has no aiohttp transport here; using its default httpx transport")
-            return None
 
     def body(self, messages: list[dict], **overrides) -> dict:
         body = {"model": self.model, "messages": messages, self.max_tokens_field: self.max_tokens}
@@ -187,47 +199,74 @@ class ChatClient:
             body.update(stream=True, stream_options={"include_usage": True})
         return {**body, **self.extra_body, **overrides}
 
-    def _wait(self, state) -> float:
-        cap = min(self.backoff_max, self.backoff_base * 2 ** (state.attempt_number - 1))
-        exc = state.outcome.exception() if state.outcome else None
-        return min(self.backoff_max, max(_retry_after(exc), random.uniform(0, cap)))
+    def _backoff(self, attempt: int, exc: BaseException | None) -> float:
+        cap = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
+        value = getattr(exc, "retry_after", None)
+        try:
+            asked = max(0.0, float(value)) if value is not None else 0.0
+        except ValueError:
+            asked = 0.0  # an HTTP date: fall back to our own backoff
+        return min(self.backoff_max, max(asked, random.uniform(0, cap)))
+
+    async def _attempt(self, client, body: dict) -> Completion:
+        try:
+            async with asyncio.timeout(self.timeout):
+                raw = await client.post("/chat/completions", body)
+        except TimeoutError as exc:
+            raise _Deadline from exc
+        return parse_completion(raw)
 
     async def achat(self, messages: list[dict], **overrides) -> ChatReply:
-        import openai
-        from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
-
         client = self._bind()
         body = self.body(messages, **overrides)
         attempts = 0
-        retrying = AsyncRetrying(stop=stop_after_attempt(self.max_retries + 1), wait=self._wait,
-                                 retry=retry_if_exception(_status_retryable), reraise=True)
-
-        def failed(error: str) -> ChatReply:
-            return ChatReply(None, error=error, seconds=time.perf_counter() - start, attempts=attempts)
-
         async with self._sem:
             start = time.perf_counter()   # time in the request, not in the queue for a slot
-            try:
-                async for attempt in retrying:
-                    with attempt:
-                        if not self.budget.take():
-                            raise BudgetExhausted
-                        attempts += 1
-                        raw = await client.post("/chat/completions", body=body, cast_to=bytes)
-                        text, usage, finish = parse_completion(raw)
-            except BudgetExhausted:
-                return failed(f"budget_exhausted: the run's request budget of {self.budget.limit} is used up")
-            except openai.APIStatusError as exc:
-                message = str(exc.message)
-                if exc.status_code in (400, 413) and any(s in message.lower() for s in _CONTEXT_ERRORS):
-                    return failed(f"over_length: HTTP {exc.status_code}: {message[:300]}")
-                return failed(f"api_error: HTTP {exc.status_code} after {attempts} attempts: {message[:300]}")
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                return failed(f"api_error: {exc.__class__.__name__} after {attempts} attempts")
-            except MalformedResponse as exc:
-                return failed(f"malformed_response: after {attempts} attempts: {exc}")
-        return ChatReply(text, usage, seconds=time.perf_counter() - start, attempts=attempts,
-                         finish_reason=finish)
+            while True:
+                if not self.budget.take():
+                    error = f"budget_exhausted: the run's request budget of {self.budget.limit} is used up"
+                    break
+                attempts += 1
+                try:
+                    done = await self._attempt(client, body)
+                    return ChatReply(done.text, done.usage, seconds=time.perf_counter() - start, attempts=attempts,
+                                     finish_reason=done.finish_reason, model=done.model)
+                except (HTTPStatusError, ConnectionFailed, ReadTimeout, _Deadline, MalformedResponse) as exc:
+                    error, retryable = self._describe(exc, attempts)
+                    if not retryable or attempts > self.max_retries:
+                        break
+                    await asyncio.sleep(self._backoff(attempts, exc))
+        return ChatReply(None, error=error, seconds=time.perf_counter() - start, attempts=attempts)
+
+    def _describe(self, exc: BaseException, attempts: int) -> tuple[str, bool]:
+        """(error string starting with its reason, whether another attempt may help)."""
+        tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
+        if isinstance(exc, _Deadline):
+            return f"timeout: no complete reply within {self.timeout:g} s ({tries}; the timeout setting)", True
+        if isinstance(exc, MalformedResponse):
+            return f"malformed_response: {tries}: {exc}", True
+        if isinstance(exc, HTTPStatusError):
+            status, message = exc.status, exc.message
+            if status in (400, 413) and any(s in message.lower() for s in _CONTEXT_ERRORS):
+                return f"over_length: HTTP {status}: {message}", False
+            hint = self._status_hint(status)
+            return (f"api_error: HTTP {status} from {self.server} {tries}: {message}{hint}",
+                    status in RETRYABLE_STATUS or status >= 500)
+        if isinstance(exc, ConnectionFailed):
+            return (f"api_error: connection to {self.server} failed ({exc}) {tries}: "
+                    f"is the server running, and is the base URL (or ${self.base_url_env}) right?"), True
+        return f"timeout: {exc} ({tries}; the timeout setting)", True
+
+    def _status_hint(self, status: int) -> str:
+        if status == 404:
+            if not self.server.endswith("/v1") and "/v1/" not in self.server + "/":
+                return (f" (no chat-completions endpoint at {self.server}/chat/completions: OpenAI-compatible "
+                        f"servers serve it under /v1, so the base URL is probably {self.server}/v1)")
+            return f" (is the model name {self.model!r} served there, and the base URL right?)"
+        if status in (401, 403):
+            return (f" (authentication: set ${self.api_key_env} to a key this server accepts; "
+                    f"{'it is not set' if self._api_key == 'EMPTY' else 'the key set was refused'})")
+        return ""
 
     async def achat_many(self, conversations: list[list[dict]], **overrides) -> list[ChatReply]:
         """Every conversation, at most ``max_concurrency`` in flight; replies in input order."""
@@ -235,7 +274,7 @@ class ChatClient:
 
     async def aclose(self) -> None:
         if self._client is not None:
-            await self._client.close()
+            await self._client.aclose()
         self._client = self._loop = None
 
     def _run(self, coroutine_factory):

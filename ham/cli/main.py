@@ -20,6 +20,53 @@ def _fmt(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def metric_line(name: str, m: dict) -> str:
+    """One metric as the console shows it: mean, n, and beside it why questions are missing:
+    not computed (and why), judge failures with their reasons, the parts an average left out."""
+    if not m.get("computed", True):
+        return f"  {name:<18} not computed: {m.get('reason', '').removeprefix('not computed: ')}"
+    line = f"  {name:<18} {_fmt(m['mean'])}  (n={m['n']}"
+    if m.get("n_failed"):
+        reasons = m.get("failure_reasons") or {}
+        line += f"; {m['n_failed']} not judged" + (f": {_counts(reasons)}" if reasons else "")
+    if m.get("parts") is not None:
+        line += f"; mean of {', '.join(m['parts']) or 'nothing'}"
+        if m.get("parts_left_out"):
+            line += f"; without {', '.join(m['parts_left_out'])}"
+        if m.get("n_partial"):
+            line += f"; {m['n_partial']} questions over fewer parts"
+    return line + ")"
+
+
+def summary_lines(metrics: dict) -> list[str]:
+    """The end-of-run summary: questions and failures by reason, every metric, the offline
+    stage's failed calls and fallbacks, and the cost (unknown when the server sent no usage)."""
+    failures = metrics.get("failures") or {}
+    head = f"run {metrics['run_id']}: {metrics['n_questions']} questions, {metrics['n_failures']} failures"
+    lines = [head + (f" ({_counts(failures)})" if failures else "")]
+    lines += [metric_line(name, m) for name, m in metrics["metrics"].items()]
+    enrichment = metrics.get("enrichment") or {}
+    for kind in ("summaries", "descriptions"):
+        e = enrichment.get(kind)
+        if e and e.get("failed"):
+            lines.append(f"  {kind}: {e['failed']} of {e['requested']} calls to {e['backend']} failed "
+                         f"({_counts(e.get('failure_reasons') or {})}); those use the fallback ({e['fallback']})")
+    if enrichment.get("si_fallback_images"):
+        lines.append(f"  images without a context-aware description: {enrichment['si_fallback_images']}")
+    cost = metrics.get("cost") or {}
+    if cost.get("cents_unknown"):
+        lines.append(f"  cost: unknown ({cost['cents_unknown']})")
+    elif cost.get("cents_total") is not None:
+        lines.append(f"  cost: {cost['cents_total']:.2f} cents ({cost.get('pricing')} prices)")
+    elif cost.get("questions_without_usage"):
+        lines.append(f"  tokens: unknown for {cost['questions_without_usage']} replies (the server sent no usage)")
+    return lines
+
+
 register()
 
 
@@ -36,9 +83,7 @@ def main(cfg: DictConfig) -> None:
         artifacts = write_run_artifacts(out_dir)   # metrics.png/.pdf and report.html in the run folder
         track.log_run(out_dir)
     metrics = json.loads((out_dir / "metrics.json").read_text())
-    print(f"\nrun {metrics['run_id']}: {metrics['n_questions']} questions, {metrics['n_failures']} failures")
-    for name, m in metrics["metrics"].items():
-        print(f"  {name:<18} {_fmt(m['mean'])}  (n={m['n']})" + ("" if m.get("computed", True) else "  not computed"))
+    print("\n" + "\n".join(summary_lines(metrics)))
     print(f"\nresults in {out_dir}/")
     for name in ("metrics.json", "predictions.jsonl", "config.yaml", "run.json"):
         print(f"  {out_dir / name}")

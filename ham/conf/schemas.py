@@ -319,7 +319,7 @@ class OpenAIGenerator:
     base_url_env: str = "OPENAI_BASE_URL"
     api_key_env: str = "OPENAI_API_KEY"
     temperature: Optional[float] = _min(0.2, 0.0)
-    max_tokens: int = _min(4000, 1)
+    max_tokens: int = _min(1024, 1)
     max_tokens_field: str = _choices("max_tokens", "max_tokens", "max_completion_tokens")
     stream: bool = False
     concurrency: int = _min(16, 1)
@@ -332,14 +332,14 @@ class OpenAIGenerator:
     extra_body: Dict[str, Any] = field(default_factory=dict)
     http_backend: str = _choices("aiohttp", "aiohttp", "httpx")
     pricing: Optional[str] = None
-    require_api_key: bool = True
+    require_api_key: bool = False
 
 
 @dataclass
 class HFGenerator:
     _target_: str = "ham.generate.hf.HFGenerator"
     model: str = "smollm2"
-    max_new_tokens: int = _min(4000, 1)
+    max_new_tokens: int = _min(1024, 1)
     temperature: float = _min(0.2, 0.0)
     max_prompt_tokens: int = _min(32000, 1)
     batch_size: int = _min(8, 1)
@@ -382,6 +382,7 @@ class ChatClient:
     max_retries: int = _min(5, 0)
     stream: bool = False
     max_concurrency: int = _min(16, 1)
+    request_budget: Optional[int] = _min(None, 0)
 
 
 @dataclass
@@ -432,7 +433,7 @@ class Paths:
 
 @dataclass
 class RunSettings:
-    redo_failures: List[str] = field(default_factory=lambda: ["budget_exhausted"])
+    redo_failures: List[str] = field(default_factory=lambda: ["retryable"])   # ham.generate.base.redo_reasons
 
 
 @dataclass

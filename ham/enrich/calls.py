@@ -1,7 +1,12 @@
 """Model calls made while indexing (section summaries, image descriptions), cached and counted.
 
-Every call is keyed by what determines its answer: the backend's model id, its prompt version and
-the request's own inputs (section text, or image sha256 plus context). Answers are stored in a
+Every call is keyed by what determines its answer: the backend's model id, its prompt version,
+for a chat backend its client's identity (server, decoding settings: ``ChatClient.identity``, so
+a server serving other weights under the same name is never mistaken for the first) and the
+request's own inputs (section text, or image sha256 plus context). Chat backends send each
+batch's requests concurrently through their ``ChatClient`` (``max_concurrency`` in flight, its
+retries and deadline); a failed call's error starts with its reason (``api_error``, ``timeout``,
+...), which ``run.json`` keeps, so a resumed run knows to ask it again. Answers are stored in a
 ``KeyedStore`` under the cache root, so a re-run or another grid cell never pays twice. A call that
 fails (after the backend's own retries) is not cached: it is recorded per item with its error, the
 caller falls back, and the next run tries again.
@@ -74,7 +79,9 @@ def local_calls(generator, prompts: Sequence[object]) -> list[CallResult]:
 
 
 def request_key(backend: Backend, request: Request) -> str:
-    return key_of({"model": backend.model_id, "prompt": backend.prompt_version, **request.key_fields})
+    client = getattr(backend, "client", None)
+    served = {"client": client.identity()} if hasattr(client, "identity") else {}
+    return key_of({"model": backend.model_id, "prompt": backend.prompt_version, **served, **request.key_fields})
 
 
 def run_cached(requests: Sequence[Request], backend: Backend, store: KeyedStore,

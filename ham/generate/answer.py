@@ -51,6 +51,10 @@ class InterleavedAnswer:
     def to_dict(self) -> list[dict]:
         return [s.to_dict() for s in self.segments]
 
+    @classmethod
+    def from_dict(cls, rows: list[dict]) -> "InterleavedAnswer":
+        return cls([Segment(**r) for r in rows])
+
 
 
 

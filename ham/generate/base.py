@@ -9,6 +9,45 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+# Why a question has no scored answer (``predictions.jsonl``: ``failure.reason``). Two kinds, and
+# this is the one place that says which is which:
+#   retryable  the reply never came or was cut off by the network or the run's limits; asking
+#              again can fix it, so a resumed run answers these questions again by default
+#              (``run.redo_failures: [retryable]``), and the generation cache never keeps them
+#   content    the model answered and the answer is unusable, or the input is; asking again
+#              gives the same, so a resume keeps them (list a reason in ``run.redo_failures`` to
+#              redo it anyway)
+RETRYABLE_FAILURES = frozenset({
+    "api_error",            # HTTP errors after the client's retries, refused or dropped connections
+    "timeout",              # no complete reply within the request's deadline (``timeout``)
+    "budget_exhausted",     # the run's request budget ran out before this question was asked
+    "malformed_response",   # a 200 reply that was not a chat completion (a proxy's error page...)
+})
+CONTENT_FAILURES = frozenset({
+    "empty",                # the reply had no text
+    "no_text",              # images but no text
+    "cites_unknown_image",  # cites an image slot the prompt did not give
+    "over_length",          # the prompt is over the model's context, or the reply hit max_tokens
+    "bad_input",            # an image of the prompt could not be read
+    "generation_error",     # a local model ran out of memory on this prompt
+})
+FAILURE_REASONS = RETRYABLE_FAILURES | CONTENT_FAILURES
+
+
+def redo_reasons(names) -> frozenset:
+    """The failure reasons named by ``run.redo_failures``: reasons, or ``retryable`` for every
+    retryable one. An unknown name is an error listing the known ones."""
+    out: set[str] = set()
+    for name in names or ():
+        if name == "retryable":
+            out |= RETRYABLE_FAILURES
+        elif name in FAILURE_REASONS:
+            out.add(name)
+        else:
+            raise ValueError(f"run.redo_failures: unknown failure reason {name!r}; known: retryable, "
+                             f"{', '.join(sorted(FAILURE_REASONS))}")
+    return frozenset(out)
+
 
 @dataclass
 class Generation:
@@ -23,6 +62,7 @@ class Generation:
     finish_reason: str | None = None
     attempts: int = 0
     cached: bool = False
+    served_model: str | None = None   # the model a server says answered (its reply's ``model``)
 
     def to_dict(self) -> dict:
         return asdict(self)

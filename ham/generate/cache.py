@@ -2,20 +2,56 @@
 a new run over the same prompts never calls a model again.
 
 The key hashes the prompt's digest (its text and the bytes of any attached image), the
-generator's ``model_id`` and its ``settings()``. Entries are JSON files under
+generator's ``model_id`` and its ``settings()`` (for remote backbones: the server, decoding
+settings and stream aggregation, ``ChatClient.identity``). Entries are JSON files under
 ``<cache root>/generations/`` (``ham.cache.KeyedStore``: one file per key, written atomically, so
-runs of a grid can share the store). Replies and deterministic failures (``over_length``) are
-kept; transient failures (API errors, malformed replies, an exhausted request budget, unreadable
-inputs) are not, so a later run tries again.
+runs of a grid can share the store). Only replies are kept: the cache never returns a failure
+(an entry holding one, written by an older version, is ignored), so a later run asks again.
 """
 from __future__ import annotations
 
+import asyncio
+import logging
+import queue
+import threading
 from pathlib import Path
 
 from ham.cache import KeyedStore, key_of
 from ham.generate.base import Generation
 
-CACHED_FAILURES = {"over_length"}
+log = logging.getLogger("ham.generate.cache")
+
+
+class WriteBehind:
+    """Cache entries written in order by one background thread, so the event loop never waits on
+    the file system (creating a file took ~0.3 ms here, and a thread hop per entry as long under
+    load); ``drain()`` returns once every entry put so far is on disk. An entry that cannot be
+    written is logged and skipped: the next run computes it again."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def put(self, store, key: str, record: dict) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="ham-cache-writer", daemon=True)
+                self._thread.start()
+        self._queue.put((store, key, record))
+
+    def _run(self) -> None:
+        while True:
+            store, key, record = self._queue.get()
+            try:
+                store.put(key, record)
+            except OSError as exc:
+                log.warning("cache entry %s not written (%s); it is computed again next time", key, exc)
+            finally:
+                self._queue.task_done()
+
+    def drain(self) -> None:
+        self._queue.join()
 
 
 class CachedGenerator:
@@ -27,20 +63,23 @@ class CachedGenerator:
         self.batch_size = getattr(inner, "batch_size", 1)
         self.is_async = getattr(inner, "is_async", False)
         self.settings = getattr(inner, "settings", dict)
+        self.writer = WriteBehind()
 
     def key(self, prompt) -> str:
         return key_of({"prompt": prompt.digest(), "model": self.model_id, "settings": self.settings()})
 
     def _lookup(self, key: str) -> Generation | None:
         record = self.store.get(key)
-        if record is None:
+        if record is None or (record.get("generation") or {}).get("error") is not None:
             return None
         return Generation(**{**record["generation"], "cached": True})
 
+    def _record(self, generation: Generation) -> dict:
+        return {"model": self.model_id, "settings": self.settings(), "generation": generation.to_dict()}
+
     def _keep(self, key: str, generation: Generation) -> None:
-        if generation.error is None or generation.failure_reason in CACHED_FAILURES:
-            self.store.put(key, {"model": self.model_id, "settings": self.settings(),
-                                 "generation": generation.to_dict()})
+        if generation.error is None:
+            self.store.put(key, self._record(generation))
 
     def generate(self, prompt) -> Generation:
         return self.generate_batch([prompt])[0]
@@ -61,12 +100,14 @@ class CachedGenerator:
         generation = self._lookup(key)
         if generation is None:
             generation = await self.inner.agenerate(prompt)
-            self._keep(key, generation)
+            if generation.error is None:   # written off the event loop
+                self.writer.put(self.store, key, self._record(generation))
         return generation
 
     async def aclose(self) -> None:
         if hasattr(self.inner, "aclose"):
             await self.inner.aclose()
+        await asyncio.to_thread(self.writer.drain)
 
 
 def with_generation_cache(generator, cache_root: str | Path):

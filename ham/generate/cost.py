@@ -4,8 +4,13 @@ Prices come from the config's price table (``conf/cost/default.yaml``: US dollar
 and per 1M completion tokens, per backbone). A run is priced under ``cost.pricing`` when set (the
 paper quotes every method under GPT-4o pricing), else under its generator's own ``pricing`` row;
 a backbone without a row (self-hosted models) gets token counts but no cents. Totals are summed
-over all questions and divided by the number of questions; a question without usage (a
+over all questions and divided by the number of questions; a question without a reply (a
 model-free generator, or a failure before any reply) counts zero tokens.
+
+A reply whose server sent no token usage (``transformers serve`` never does; others only when
+asked) is *unknown*, not free: ``questions_without_usage`` counts them, and with any such reply
+the token totals cover only the questions with usage and ``cents_total`` is None with
+``cents_unknown`` saying why.
 """
 from __future__ import annotations
 
@@ -31,13 +36,27 @@ def cost_summary(rows: list[dict], cost_cfg: Mapping, generator_pricing: str | N
     price = prices.get(pricing) if pricing else None
     usages = [(r.get("generation") or {}).get("usage") or {} for r in rows]
     n = len(rows)
+    # a reply came (raw text, or a reply cut at max_tokens) but without usage: its cost is unknown
+    unknown = sum(1 for r, u in zip(rows, usages) if not u and _replied(r))
     summary = {"pricing": pricing, "usd_per_1m_tokens": dict(price) if price else None,
-               "questions_with_usage": sum(1 for u in usages if u),
+               "questions_with_usage": sum(1 for u in usages if u), "questions_without_usage": unknown,
                "cached_generations": sum(1 for r in rows if (r.get("generation") or {}).get("cached")),
                "prompt_tokens": _totals([u.get("prompt_tokens", 0) for u in usages], n),
                "completion_tokens": _totals([u.get("completion_tokens", 0) for u in usages], n),
                "cents_total": None, "cents_per_question": None}
-    if price is not None:
+    if price is not None and unknown:
+        summary["cents_unknown"] = (f"{unknown} of {n} replies came without token usage from the server; "
+                                    "their cost is unknown")
+    elif price is not None:
         cents = sum(question_cents(u, price) for u in usages)
         summary.update(cents_total=round(cents, 4), cents_per_question=round(cents / n, 4) if n else None)
     return summary
+
+
+def _replied(row: dict) -> bool:
+    """Whether a model replied to this question (a model-free generator has no ``finish_reason``
+    and no attempts; a request that failed before any reply has no text)."""
+    generation = row.get("generation") or {}
+    if not (generation.get("attempts") or generation.get("finish_reason")):
+        return False
+    return row.get("raw_answer") is not None or generation.get("finish_reason") == "length"

@@ -1,13 +1,15 @@
 """Any OpenAI-compatible server (OpenAI, Gemini's and DeepSeek's OpenAI endpoints, vLLM, SGLang,
 Ollama, ``transformers serve``) as a backbone, through ``ham.backends.chat.ChatClient``.
 
-The paper's settings are the defaults: temperature 0.2, at most 4,000 completion tokens, no
-streaming (``stream: true`` aggregates a streamed reply for servers that only answer in chunks).
-Requests run concurrently (``concurrency`` in flight), with retries, backoff and the run's request
-budget handled by the client. Multimodal prompts (``mllm_based``) are sent as content parts with
-each image as a base64 data URL. A reply cut at ``max_tokens`` (``finish_reason: "length"``) is an
-``over_length`` failure unless ``truncation_is_failure`` is off. With ``require_api_key`` (the hosted
-APIs' configs) a missing key stops the run before any question instead of failing every one.
+The paper's settings are in the per-backbone configs: temperature 0.2, at most 4,000 completion
+tokens, no streaming (``stream: true`` aggregates a streamed reply for servers that only answer in
+chunks). Requests run concurrently (``concurrency`` in flight), each bounded by ``timeout`` seconds
+of wall time (streamed or not), with retries, backoff and the run's request budget handled by the
+client. Multimodal prompts (``mllm_based``) are sent as content parts with each image as a base64
+data URL. A reply cut at ``max_tokens`` (``finish_reason: "length"``) is an ``over_length`` failure
+unless ``truncation_is_failure`` is off. With ``require_api_key`` (the hosted APIs' configs) a
+missing key stops the run before any question instead of failing every one; local servers take
+any key.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ class OpenAIGenerator(Generator):
     is_async = True
 
     def __init__(self, model: str, base_url: str | None = None, base_url_env: str = "OPENAI_BASE_URL",
-                 api_key_env: str = "OPENAI_API_KEY", temperature: float | None = 0.2, max_tokens: int = 4000,
+                 api_key_env: str = "OPENAI_API_KEY", temperature: float | None = 0.2, max_tokens: int = 1024,
                  max_tokens_field: str = "max_tokens", stream: bool = False, concurrency: int = 16,
                  max_retries: int = 5, timeout: float = 300.0, backoff_base: float = 0.5, backoff_max: float = 60.0,
                  request_budget: int | None = None, truncation_is_failure: bool = True,
@@ -31,7 +33,7 @@ class OpenAIGenerator(Generator):
                  require_api_key: bool = False) -> None:
         if require_api_key and not os.environ.get(api_key_env):
             raise ValueError(f"generator {model}: the environment variable {api_key_env} holding its API key "
-                             "is not set")
+                             "is not set (a local server takes any key: generator.require_api_key=false)")
         self.client = ChatClient(model, base_url=base_url, base_url_env=base_url_env, api_key_env=api_key_env,
                                  temperature=temperature, max_tokens=max_tokens, timeout=timeout,
                                  max_retries=max_retries, stream=stream, extra_body=dict(extra_body or {}),
@@ -47,8 +49,9 @@ class OpenAIGenerator(Generator):
         return self.client.budget
 
     def settings(self) -> dict:
-        c = self.client
-        return {"temperature": c.temperature, "max_tokens": c.max_tokens, "extra_body": c.extra_body}
+        """The generation cache's key besides the prompt: server, decoding settings, stream
+        aggregation (``ChatClient.identity``)."""
+        return {**self.client.identity(), "truncation_is_failure": self.truncation_is_failure}
 
     async def agenerate(self, prompt) -> Generation:
         try:
@@ -60,7 +63,7 @@ class OpenAIGenerator(Generator):
         if error is None and reply.finish_reason == "length" and self.truncation_is_failure:
             error = f"over_length: the reply reached max_tokens={self.client.max_tokens}"
         return Generation(None if error else reply.text, self.model_id, reply.usage, error, round(reply.seconds, 4),
-                          reply.finish_reason, reply.attempts)
+                          reply.finish_reason, reply.attempts, served_model=reply.model)
 
     async def aclose(self) -> None:
         await self.client.aclose()

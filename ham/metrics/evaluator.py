@@ -5,10 +5,17 @@ computed on the question's ``Case`` with the resources it needs. A failed genera
 on every generation metric (Overall Quality included, without asking the judge) and stays in the
 denominator. A metric whose resource is absent is *not computed*: None for every question, and
 ``metrics.json`` says why (``judge=none``, or a judge without a prompt for it). A judge that
-gives no valid verdict leaves that question's value None and is counted in ``n_failed``.
+gives no valid verdict leaves that question's value None and is counted in ``n_failed``, with its
+reasons (``failure_reasons``) beside the metric in ``metrics.json``.
+
+Concurrency: ``ajudge(case)`` asks the judge for every judged metric of a question at once (a
+coroutine); ``score(case, judged)`` then computes the rest with those verdicts. The runner does
+this for every question in flight, so judging is as concurrent as the judge client allows
+(``judge.client.max_concurrency``); ``__call__``/``score`` alone judge synchronously.
 """
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 
 from ham.datasets.questions import Question
@@ -62,14 +69,35 @@ class Evaluator:
                  answer: InterleavedAnswer | None) -> dict:
         return self.score(Case(question, text, images, answer))
 
-    def score(self, case: Case) -> dict:
+    @property
+    def async_judged(self) -> list[str]:
+        """The chosen, computed metrics that ``ajudge`` scores."""
+        from ham.metrics.judged import FIELDS
+
+        return [m.name for m in self.metrics if m.name in FIELDS and m.name not in self.not_computed]
+
+    async def ajudge(self, case: Case) -> dict[str, Scored]:
+        """Every judged metric of one question, its judge requests in flight together."""
+        from ham.metrics.judged import ascore
+
+        names = self.async_judged
+        return dict(zip(names, await asyncio.gather(*(ascore(n, case, self.resources) for n in names))))
+
+    async def aclose(self) -> None:
+        judge = self.resources.judge
+        if judge is not None and hasattr(judge, "aclose"):
+            await judge.aclose()
+
+    def score(self, case: Case, judged: dict[str, Scored] | None = None) -> dict:
+        """Per-question values; ``judged`` holds verdicts already obtained by ``ajudge``."""
         scores: dict = {}
         details: dict = {}
+        judged = judged or {}
         for m in self.metrics:
             if m.name in self.not_computed:
                 scores[m.name] = None
                 continue
-            out = m.compute(case, self.resources)
+            out = judged[m.name] if m.name in judged else m.compute(case, self.resources)
             if isinstance(out, Scored):
                 details[m.name] = out.detail
                 out = out.value
@@ -84,24 +112,44 @@ class Evaluator:
         per_question = [r["metrics"] for r in rows]
         failed = Counter(name for q in per_question for name, d in (q.get("judge") or {}).items() if d.get("error"))
         metrics = aggregate(per_question, self.names, self.not_computed, dict(failed))
+        reasons = self._judge_failures(per_question)
         for m in self.metrics:
-            if m.after and m.name not in self.not_computed:
-                metrics[m.name]["parts"] = [p for p in m.after if p in self.names and p not in self.not_computed]
+            if m.name in self.not_computed:
+                continue
+            if "judge" in m.needs:
+                metrics[m.name]["failure_reasons"] = dict(reasons.get(m.name, {}))
+            if m.after:
+                parts = [p for p in m.after if p in self.names and p not in self.not_computed]
+                metrics[m.name]["parts"] = parts
+                metrics[m.name]["parts_left_out"] = {p: self.not_computed.get(p, "not in metrics.names")
+                                                     for p in m.after if p not in parts}
+                # questions averaged over fewer parts than the run has (a part undefined or failed there)
+                metrics[m.name]["n_partial"] = sum(1 for q in per_question if q.get(m.name) is not None
+                                                   and any(q.get(p) is None for p in parts))
         scorer = self.resources.bertscore
         return {"n_questions": len(rows), "failures": dict(failures), "n_failures": sum(failures.values()),
                 "metrics": metrics, "bertscore_hash": getattr(scorer, "hash", None),
                 "bertscore": getattr(scorer, "info", None), "judge": self.judge_summary(per_question)}
 
-    def judge_summary(self, per_question: list[dict]) -> dict:
-        judge = self.resources.judge
-        if judge is None:
-            return {"backend": "none", "reason": NO_JUDGE}
+    @staticmethod
+    def _judge_failures(per_question: list[dict]) -> dict[str, Counter]:
+        """metric -> Counter of judge failure reasons (the error's first word: api_error, timeout,
+        unparseable, ...)."""
         failures: dict[str, Counter] = {}
-        cached = Counter()
         for scores in per_question:
             for name, detail in (scores.get("judge") or {}).items():
                 if detail.get("error"):
                     failures.setdefault(name, Counter())[detail["error"].split(":", 1)[0]] += 1
+        return failures
+
+    def judge_summary(self, per_question: list[dict]) -> dict:
+        judge = self.resources.judge
+        if judge is None:
+            return {"backend": "none", "reason": NO_JUDGE}
+        failures = self._judge_failures(per_question)
+        cached = Counter()
+        for scores in per_question:
+            for name, detail in (scores.get("judge") or {}).items():
                 cached[name] += bool(detail.get("cached"))
         return {**judge.info(), "failures": {m: sum(c.values()) for m, c in failures.items()},
                 "failure_reasons": {m: dict(c) for m, c in failures.items()}, "cached": dict(cached)}

@@ -7,7 +7,12 @@ Clients (``judge.client._target_`` in ``conf/judge/``):
              and user messages joined into one user turn, greedy decoding)
 ``judge=none`` (``_target_: null``) is no judge: judged metrics are reported as not computed.
 
-Cache: a ``ham.cache.KeyedStore`` per (judge model, prompt version) under
+Concurrency: ``ajudge`` is the same judgment as a coroutine; the runner judges every question in
+flight at once through it, bounded by the client's ``max_concurrency`` and subject to its retries,
+deadline and request budget (one ``ChatClient`` per judge, bound to the runner's event loop). A
+local (``hf``) judge runs one judgment at a time on its own thread.
+
+Cache: a ``ham.cache.KeyedStore`` per (judge model and settings, prompt version) under
 ``<cache root>/judgments/``, one small JSON file per judgment keyed by the hash of the rendered
 messages (the input), written by atomic rename so grid cells judging at once on a shared (NFS)
 cache never tear each other's entries. Only valid judgments are cached; an API error or an
@@ -15,13 +20,16 @@ unparseable reply is a judge failure, recorded and counted, and asked again on t
 """
 from __future__ import annotations
 
+import asyncio
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
 from ham.cache import KeyedStore, key_of
 from ham.backends.chat import ChatReply
+from ham.generate.cache import WriteBehind
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
 
 
@@ -47,9 +55,10 @@ class Judgment:
 class JudgmentCache:
     """Valid judgments of one (judge model, prompt version), one JSON file per input hash."""
 
-    def __init__(self, root: Path, model: str, prompt: str) -> None:
+    def __init__(self, root: Path, model: str, prompt: str, settings: dict | None = None) -> None:
         slug = re.sub(r"[^\w.-]+", "_", model)[:60]
-        self.store = KeyedStore(root, f"judgments/{slug}-{key_of([model, prompt])[:8]}/{prompt}")
+        ident = [model, prompt] if not settings else [model, prompt, settings]
+        self.store = KeyedStore(root, f"judgments/{slug}-{key_of(ident)[:8]}/{prompt}")
         self.path = self.store.folder
 
     def get(self, input_hash: str) -> dict | None:
@@ -85,29 +94,75 @@ class Judge:
         for metric, prompt in self.prompts.items():
             if prompt.metric != metric:
                 raise ValueError(f"judge prompt {prompt.name} is for {prompt.metric!r}, configured for {metric!r}")
-        self.caches = {m: JudgmentCache(Path(cache_root), self.model, p.name) for m, p in self.prompts.items()}
+        # what besides the messages determines a verdict: server, decoding settings (ChatClient.identity)
+        settings = client.identity() if hasattr(client, "identity") else None
+        self.caches = {m: JudgmentCache(Path(cache_root), self.model, p.name, settings)
+                       for m, p in self.prompts.items()}
+        self._local: ThreadPoolExecutor | None = None
+        self._writer = WriteBehind()
 
-    def judge(self, metric: str, fields: dict[str, str], n_items: int | None = None) -> Judgment:
-        """One judgment of ``metric``'s prompt on ``fields``; ``n_items``: how many numbered
-        verdicts a per-item prompt must return (``judge_prompt``)."""
+    def _lookup(self, metric: str, fields: dict[str, str]):
         prompt = self.prompts[metric]
         messages = prompt.render(fields)
         input_hash = key_of(messages)
         base = {"metric": metric, "prompt": prompt.name, "model": self.model}
         hit = self.caches[metric].get(input_hash)
         if hit is not None:
-            return Judgment(**base, value=prompt.value(hit["scores"]), scores=hit["scores"], cached=True,
-                            reply=hit.get("reply"))
-        reply = self.client.chat(messages)
+            return messages, input_hash, Judgment(**base, value=prompt.value(hit["scores"]),
+                                                  scores=hit["scores"], cached=True, reply=hit.get("reply"))
+        return messages, input_hash, None
+
+    def judge(self, metric: str, fields: dict[str, str], n_items: int | None = None) -> Judgment:
+        """One judgment of ``metric``'s prompt on ``fields``; ``n_items``: how many numbered
+        verdicts a per-item prompt must return (``judge_prompt``)."""
+        messages, input_hash, hit = self._lookup(metric, fields)
+        return hit if hit is not None else self._verdict(metric, input_hash, self.client.chat(messages), n_items)
+
+    async def ajudge(self, metric: str, fields: dict[str, str], n_items: int | None = None) -> Judgment:
+        """``judge`` as a coroutine: many judgments in flight through one client."""
+        messages, input_hash, hit = self._lookup(metric, fields)
+        if hit is not None:
+            return hit
+        if hasattr(self.client, "achat"):
+            reply = await self.client.achat(messages)
+        else:   # a local model: one call at a time, off the event loop
+            if self._local is None:
+                self._local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-judge")
+            reply = await asyncio.get_running_loop().run_in_executor(self._local, self.client.chat, messages)
+        judgment, entry = self._parse(metric, input_hash, reply, n_items)
+        if entry is not None:   # written off the event loop
+            self._writer.put(self.caches[metric].store, entry["input"], entry)
+        return judgment
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self._writer.drain)
+        if hasattr(self.client, "aclose"):
+            await self.client.aclose()
+        if self._local is not None:
+            self._local.shutdown(wait=False)
+            self._local = None
+
+    def _verdict(self, metric: str, input_hash: str, reply: ChatReply, n_items: int | None = None) -> Judgment:
+        judgment, entry = self._parse(metric, input_hash, reply, n_items)
+        if entry is not None:
+            self.caches[metric].put(entry)
+        return judgment
+
+    def _parse(self, metric: str, input_hash: str, reply: ChatReply,
+               n_items: int | None = None) -> tuple[Judgment, dict | None]:
+        """The judgment of a reply, and the cache entry to keep (None for a failure)."""
+        prompt = self.prompts[metric]
+        base = {"metric": metric, "prompt": prompt.name, "model": self.model}
         if reply.error:
-            return Judgment(**base, error=reply.error, usage=reply.usage)
+            return Judgment(**base, error=reply.error, usage=reply.usage), None
         try:
             scores = prompt.parse_reply(reply.text, n_items)
         except JudgeParseError as exc:
-            return Judgment(**base, error=f"unparseable: {exc}", reply=reply.text, usage=reply.usage)
-        self.caches[metric].put({"input": input_hash, "model": self.model, "prompt": prompt.name,
-                                 "scores": scores, "reply": reply.text, "usage": reply.usage})
-        return Judgment(**base, value=prompt.value(scores), scores=scores, reply=reply.text, usage=reply.usage)
+            return Judgment(**base, error=f"unparseable: {exc}", reply=reply.text, usage=reply.usage), None
+        entry = {"input": input_hash, "model": self.model, "prompt": prompt.name, "scores": scores,
+                 "reply": reply.text, "usage": reply.usage}
+        return Judgment(**base, value=prompt.value(scores), scores=scores, reply=reply.text,
+                        usage=reply.usage), entry
 
     def info(self) -> dict:
         return {"model": self.model, "prompts": {m: p.name for m, p in self.prompts.items()},

@@ -9,6 +9,8 @@ import os
 import time
 from pathlib import Path
 
+from ham.run.predictions import read
+
 SLURM_VARS = ("SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT")
 
 
@@ -39,17 +41,57 @@ def list_runs(out_root: Path, grid: str) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))] if folder.exists() else []
 
 
-def is_finished(run_dir: Path, n_questions: int, redo_failures: tuple[str, ...] = ()) -> bool:
-    """A run is finished when its metrics.json and predictions.jsonl cover every question and no
-    question failed for a reason that a relaunch answers again (e.g. an exhausted request budget)."""
+# The redo rule, in one place: ``redo_reason`` says why a resumed run answers a row again,
+# ``is_finished`` says a run with any such row (or an offline-stage call that a retry could fix)
+# is not finished, and ``ham.run.runner.answer_all`` answers exactly those rows again.
+
+def redo_reason(row: dict, redo: frozenset | set, index: dict | None = None) -> str | None:
+    """Why a resumed run answers this row again, or None to keep it:
+        * its generation failed for a reason in ``redo`` (``run.redo_failures``);
+        * a judge call of one of its metrics failed for such a reason (``judge api_error``);
+        * it was answered under other index keys than ``index`` (the run's current ones): the
+          summaries or descriptions behind the index changed, so its retrieval may differ.
+    A row that does not record its index keys (older versions) is kept on that count."""
+    failure = (row.get("failure") or {}).get("reason")
+    if failure in redo:
+        return failure
+    for detail in ((row.get("metrics") or {}).get("judge") or {}).values():
+        reason = (detail.get("error") or "").split(":", 1)[0]
+        if reason in redo:
+            return f"judge {reason}"
+    if index and row.get("index") and row["index"] != index:
+        return "index changed"
+    return None
+
+
+def enrichment_redo(run_info: dict, redo: frozenset | set) -> dict[str, int]:
+    """Offline-stage calls (section summaries, image descriptions) recorded in ``run.json`` as
+    failed for a reason in ``redo``: {"summaries": n, "descriptions": n}, only those with n > 0."""
+    out = {}
+    for kind in ("summaries", "descriptions"):
+        failures = ((run_info.get("index") or {}).get(kind) or {}).get("failures") or []
+        n = sum(1 for f in failures if str(f.get("error") or "").split(":", 1)[0] in redo)
+        if n:
+            out[kind] = n
+    return out
+
+
+def is_finished(run_dir: Path, n_questions: int, redo_failures: frozenset | set | tuple = ()) -> bool:
+    """A run is finished when its metrics.json and predictions.jsonl cover every question, no row
+    has a failure a resume answers again (``redo_reason``), and no summary or description call
+    failed for such a reason (a resume asks them again, and redoes the rows whose index changed)."""
     metrics_path, pred_path = run_dir / "metrics.json", run_dir / "predictions.jsonl"
     if not (metrics_path.exists() and pred_path.exists()):
         return False
+    redo = frozenset(redo_failures)
     try:
         metrics = json.loads(metrics_path.read_text())
-        rows = [json.loads(line) for line in pred_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = list(read(pred_path).rows.values())   # a later row for an id supersedes an earlier one
+        info = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
     except json.JSONDecodeError:
         return False
-    if metrics.get("n_questions") != n_questions or len({r.get("id") for r in rows}) != n_questions:
+    if metrics.get("n_questions") != n_questions or len(rows) != n_questions:
         return False
-    return not any((r.get("failure") or {}).get("reason") in redo_failures for r in rows)
+    if enrichment_redo(info, redo):
+        return False
+    return not any(redo_reason(r, redo) for r in rows)

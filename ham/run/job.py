@@ -9,8 +9,17 @@
     metrics.json        the chosen metrics aggregated, failure counts, cost (``ham.metrics.evaluator``)
 
 A run whose predictions and metrics already cover every question, with no failure a resume
-redoes, is not run again. ``rerun=true`` answers every question again into a fresh
-``predictions.jsonl``; the previous one is kept beside it as ``predictions.<time>.jsonl``.
+redoes (``ham.run.grid.is_finished``), is not run again. Relaunching an unfinished one resumes it:
+failures a retry could fix (``run.redo_failures``, by default every retryable reason) are answered
+again, content failures are kept, and summary or description calls that failed are asked again
+(rows whose index changed as a result are answered again). ``rerun=true`` answers every question
+again into a fresh ``predictions.jsonl``; the previous one is kept beside it as
+``predictions.<time>.jsonl``.
+
+``run.json`` is written from what produced the predictions: the offline stage that built the
+index the rows were answered under, and, after answering, ``predictions`` (rows per index keys,
+generator and served model) and ``sessions`` (each launch: when, how many rows it answered, the
+summary and description calls that failed).
 """
 from __future__ import annotations
 
@@ -26,11 +35,12 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from ham.datasets.questions import Question
+from ham.generate.base import redo_reasons
 from ham.generate.cost import cost_summary
 from ham.conf import plain
 from ham.paths import resolve_path
 from ham.run import grid
-from ham.run.grid import is_finished, safe_name
+from ham.run.grid import enrichment_redo, is_finished, safe_name
 from ham.run.identity import identity, run_id as identity_run_id
 from ham.run.pipeline import Pipeline, build_pipeline
 from ham.run.provenance import git_state, package_versions
@@ -86,11 +96,11 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] = build_pipelin
     out_dir.mkdir(parents=True, exist_ok=True)
     choices, overrides = hydra_runtime(cfg)
     questions, question_problems = load_dataset_questions(cfg)
-    redo = tuple(cfg.run.redo_failures)
+    redo = redo_reasons(cfg.run.redo_failures)
     if cfg.rerun:
         _set_aside(out_dir)
     elif is_finished(out_dir, len(questions), redo):
-        print(f"run {rid} already finished: {out_dir} (rerun=true answers every question again)", file=sys.stderr)
+        print(finished_message(rid, out_dir, redo), file=sys.stderr)
         _record(choices, out_root, rid, out_dir, overrides, "finished")
         return out_dir
     resolved = redact(plain(cfg))
@@ -103,6 +113,23 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] = build_pipelin
         raise
     _record(choices, out_root, rid, out_dir, overrides, "finished")
     return out_dir
+
+
+def finished_message(rid: str, out_dir: Path, redo: frozenset) -> str:
+    """What a relaunch of a finished run says: its failures, which of them a resume would redo
+    (none, or it would not be finished) and how to answer everything again."""
+    metrics = json.loads((out_dir / "metrics.json").read_text())
+    failures = metrics.get("failures") or {}
+    kept = ", ".join(f"{reason}: {n}" for reason, n in sorted(failures.items()))
+    redone = ", ".join(sorted(redo)) or "nothing"
+    text = f"run {rid} already finished: {out_dir}\n  "
+    text += (f"{sum(failures.values())} failures ({kept}), none of a kind a resume answers again" if failures
+             else "no failures")
+    text += f"; a resume redoes {redone} (run.redo_failures)"
+    content = sorted(set(failures) - redo)
+    if content:
+        text += f"; to redo {', '.join(content)} too: run.redo_failures=[retryable,{','.join(content)}]"
+    return text + "\n  rerun=true answers every question again (the old predictions are kept aside)"
 
 
 def _set_aside(out_dir: Path) -> None:
@@ -121,10 +148,18 @@ def _record(choices: dict, out_root: Path, rid: str, out_dir: Path, overrides: l
 
 
 def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, questions: list[Question],
-             question_problems: list[str], choices: dict, redo: tuple[str, ...], started: float) -> None:
+             question_problems: list[str], choices: dict, redo: frozenset, started: float) -> None:
     corpus, info = pipeline.corpus, pipeline.info
     if corpus is not None:
         print(corpus.report["summary"].rstrip(), file=sys.stderr)
+    run_json = out_dir / "run.json"
+    before = json.loads(run_json.read_text()) if run_json.exists() else {}
+    retried = enrichment_redo(before, redo)
+    if retried:
+        now = {k: (info.get(k) or {}).get("failed", 0) for k in retried}
+        print("previous launch: " + ", ".join(f"{n} {k} calls failed" for k, n in retried.items()) +
+              "; asked again: " + ", ".join(f"{now[k]} {k} still failing" for k in retried) +
+              " (rows answered under an index that has since changed are answered again)", file=sys.stderr)
     encoder = getattr(pipeline.retriever, "encoder", None)
     run_info = {"run_id": rid, "name": cfg.name, "grid": choices.get("grid"), "choices": choices,
                 "identity": identity(cfg, resolve_path(cfg.paths.cache_root, must_exist=False)),
@@ -138,13 +173,65 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
     if mapping is not None:
         mapping.write(out_dir / "evidence_mapping.json")
         run_info["evidence_mapping"] = {"file": "evidence_mapping.json", **mapping.summary()}
-    (out_dir / "run.json").write_text(json.dumps(run_info, indent=2))
-    rows = answer_all(questions, out_dir / "predictions.jsonl", pipeline, desc=f"{cfg.name}/{rid}",
+    session = {"started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
+               "summary_failures": info.get("summary_failures", 0),
+               "description_failures": info.get("description_failures", 0)}
+    run_info["sessions"] = list(before.get("sessions") or []) + [session]
+    run_json.write_text(json.dumps(run_info, indent=2))
+    pred_path = out_dir / "predictions.jsonl"
+    previous = {r.get("id"): r for r in _rows(pred_path)}
+    rows = answer_all(questions, pred_path, pipeline, desc=f"{cfg.name}/{rid}",
                       progress=cfg.progress, redo_failures=redo)
+    session["answered"] = sum(1 for r in rows if previous.get(r["id"]) != r)
+    run_info["predictions"] = predictions_record(rows)
+    run_json.write_text(json.dumps(run_info, indent=2))
     metrics = {"run_id": rid, **pipeline.evaluator.summary(rows), "index": info,
                "si_fallback_images": info.get("si_fallback_images", 0),
                "summary_failures": info.get("summary_failures", 0),
                "description_failures": info.get("description_failures", 0),
+               "enrichment": enrichment_record(info),
                "cost": cost_summary(rows, cfg.cost, getattr(pipeline.generator, "pricing", None)),
                "seconds": round(time.time() - started, 2)}
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+
+
+def _rows(path: Path) -> list[dict]:
+    from ham.run.predictions import read
+
+    return list(read(path).rows.values())
+
+
+def predictions_record(rows: list[dict]) -> dict:
+    """What produced the rows, counted from the rows themselves: index keys, generator, the model
+    the server said answered, generations served from the cache."""
+    def count(values) -> dict:
+        out: dict = {}
+        for v in values:
+            key = v if isinstance(v, str) else json.dumps(v, sort_keys=True)
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    gens = [r.get("generation") or {} for r in rows]
+    return {"rows": len(rows), "index": count(r.get("index") or "not recorded" for r in rows),
+            "generator": count(g.get("model") or "unknown" for g in gens),
+            "served_model": count(g.get("served_model") or "not reported" for g in gens),
+            "cached_generations": sum(1 for g in gens if g.get("cached"))}
+
+
+def enrichment_record(info: dict) -> dict:
+    """Summary and description calls of the offline stage: counts, failure reasons, fallbacks."""
+    out = {}
+    for kind in ("summaries", "descriptions"):
+        stats = info.get(kind)
+        if not stats:
+            continue
+        reasons: dict = {}
+        for f in stats.get("failures") or []:
+            reason = str(f.get("error") or "unknown").split(":", 1)[0]
+            reasons[reason] = reasons.get(reason, 0) + 1
+        out[kind] = {"backend": stats.get("backend"), "requested": stats.get("requested", 0),
+                     "cached": stats.get("cached", 0), "computed": stats.get("computed", 0),
+                     "failed": stats.get("failed", 0), "failure_reasons": reasons,
+                     "fallback": {"summaries": "lead sentences", "descriptions": "no description"}[kind]}
+    out["si_fallback_images"] = info.get("si_fallback_images", 0)
+    return out

@@ -38,14 +38,22 @@ def test_hits_misses_and_what_is_kept(tmp_path):
     assert CachedGenerator(Counting(temperature=0.5), tmp_path).generate(text_prompt("abc")).cached is False
 
 
-@pytest.mark.parametrize("error,kept", [("api_error: HTTP 500 after 6 attempts", False),
-                                        ("budget_exhausted: used up", False), ("bad_input: x.png", False),
-                                        ("over_length: prompt has 9000 tokens", True)])
-def test_only_deterministic_failures_are_cached(tmp_path, error, kept):
+@pytest.mark.parametrize("error", ["api_error: HTTP 500 after 6 attempts", "budget_exhausted: used up",
+                                   "bad_input: x.png", "timeout: no complete reply within 5 s",
+                                   "over_length: prompt has 9000 tokens"])
+def test_the_cache_never_keeps_a_failure(tmp_path, error):
     inner = Counting(error=error)
     CachedGenerator(inner, tmp_path).generate(text_prompt("q"))
-    CachedGenerator(inner, tmp_path).generate(text_prompt("q"))
-    assert inner.calls == (1 if kept else 2)
+    again = CachedGenerator(inner, tmp_path).generate(text_prompt("q"))
+    assert inner.calls == 2 and not again.cached and not list(tmp_path.rglob("*.json"))
+
+
+def test_a_failure_left_in_the_cache_by_an_older_version_is_never_returned(tmp_path):
+    cached = CachedGenerator(Counting(), tmp_path)
+    key = cached.key(text_prompt("q"))
+    cached.store.put(key, {"model": "counting", "generation": Generation(None, "counting", error="over_length: x").to_dict()})
+    out = cached.generate(text_prompt("q"))
+    assert out.text == "q" and not out.cached and cached.inner.calls == 1
 
 
 def test_key_follows_the_image_bytes(tmp_path, image_files):
@@ -88,3 +96,16 @@ def test_cost_summary_over_a_run():
 def test_unknown_pricing_is_an_error():
     with pytest.raises(ValueError, match="no row in the price table"):
         cost_summary([], {"pricing": "gpt9", "prices": PRICES}, None)
+
+
+def test_a_reply_without_usage_makes_the_cost_unknown_not_free():
+    replied = {"raw_answer": "an answer", "generation": {"usage": {}, "attempts": 1, "finish_reason": "stop"}}
+    priced = {"raw_answer": "x", "generation": {"usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                                               "attempts": 1, "finish_reason": "stop"}}
+    never = {"raw_answer": None, "generation": {"usage": {}, "attempts": 3}, "failure": {"reason": "api_error"}}
+    model_free = {"raw_answer": "extractive", "generation": {"usage": {}, "attempts": 0}}
+    cost = cost_summary([replied, priced, never], {"pricing": "gpt4o", "prices": PRICES}, None)
+    assert cost["cents_total"] is None and cost["questions_without_usage"] == 1
+    assert cost["cents_unknown"].startswith("1 of 3 replies came without token usage")
+    known = cost_summary([priced, never, model_free], {"pricing": "gpt4o", "prices": PRICES}, None)
+    assert known["cents_total"] == pytest.approx((10 * 2.5 + 5 * 10) / 1e4) and known["questions_without_usage"] == 0

@@ -93,7 +93,7 @@ def test_persistent_failure_is_recorded_and_the_rest_answered(tmp_path, manual_d
         rows = run(pred, questions(4), generator(server, concurrency=1, max_retries=2), manual_doc)
     failed = [r for r in rows if r["failure"]]
     assert [r["id"] for r in failed] == ["q0"] and failed[0]["failure"]["reason"] == "api_error"
-    assert "HTTP 500 after 3 attempts" in failed[0]["failure"]["detail"] and failed[0]["metrics"] == {"n_images": 0}
+    assert f"HTTP 500 from {server.base_url} after 3 attempts" in failed[0]["failure"]["detail"] and failed[0]["metrics"] == {"n_images": 0}
     assert all(r["failure"] is None for r in rows[1:]) and len(lines(pred)) == 4
 
 
@@ -180,3 +180,118 @@ def test_missing_api_key_stops_before_any_question(monkeypatch):
         OpenAIGenerator("gpt-4o", api_key_env="HAM_TEST_KEY", require_api_key=True)
     monkeypatch.setenv("HAM_TEST_KEY", "k")
     assert OpenAIGenerator("gpt-4o", api_key_env="HAM_TEST_KEY", require_api_key=True).model_id == "openai:gpt-4o"
+
+
+def test_retryable_failures_are_redone_on_resume_and_content_failures_kept(tmp_path, manual_doc):
+    def answer_or_empty(body):
+        return "" if asked(body) == "question 1" else answer_for(body)
+
+    pred = tmp_path / "predictions.jsonl"
+    with ChatServer(responder=answer_or_empty) as server:
+        server.script(500)   # the first request (q0, concurrency 1) fails, with no retries
+        rows = run(pred, questions(4), generator(server, concurrency=1, max_retries=0), manual_doc)
+        assert [(r["id"], (r["failure"] or {}).get("reason")) for r in rows] == \
+            [("q0", "api_error"), ("q1", "empty"), ("q2", None), ("q3", None)]
+        before = len(server.requests)
+        again = run(pred, questions(4), generator(server), manual_doc)
+        assert [asked(b) for b in server.requests[before:]] == ["question 0"], "only the api_error is asked again"
+    assert again[0]["failure"] is None and again[1]["failure"]["reason"] == "empty"
+    assert sorted(r["id"] for r in lines(pred)) == ["q0", "q1", "q2", "q3"], "rewritten: one line per question"
+
+
+def test_a_timeout_is_recorded_as_such(tmp_path, manual_doc):
+    with ChatServer(responder=answer_for, trickle_seconds=0.05) as server:
+        server.script("trickle")
+        rows = run(tmp_path / "p.jsonl", questions(1), generator(server, timeout=0.3, max_retries=0, stream=True),
+                   manual_doc)
+    assert rows[0]["failure"]["reason"] == "timeout" and "within 0.3 s" in rows[0]["failure"]["detail"]
+
+
+def test_rows_answered_under_another_index_are_answered_again(tmp_path, manual_doc):
+    pred = tmp_path / "predictions.jsonl"
+
+    def with_index(server, key):
+        pipeline = Pipeline(FixedRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server), count_images,
+                            info={"text": {"key": key}, "image": {"key": "img"}})
+        return answer_all(questions(3), pred, pipeline, progress=False)
+
+    with ChatServer(responder=answer_for) as server:
+        first = with_index(server, "text-A")
+        assert {json.dumps(r["index"]) for r in first} == {'{"text": "text-A", "image": "img"}'}
+        with_index(server, "text-A")
+        assert len(server.requests) == 3, "same index: nothing asked again"
+        second = with_index(server, "text-B")
+        assert len(server.requests) == 6, "a new index (other summaries): every row answered again"
+    assert all(r["index"]["text"] == "text-B" for r in second)
+
+
+def _judged_pipeline(server, judge_server, manual_doc, tmp_path, **judge_kw):
+    from ham.backends.chat import ChatClient
+    from ham.metrics.evaluator import Evaluator
+    from ham.metrics.judge import Judge
+
+    client = ChatClient("judge", base_url=judge_server.base_url, api_key="k", temperature=0.0, max_retries=0,
+                        backoff_base=0.01, **judge_kw)
+    judge = Judge(client, {"overall_quality": "overall_quality_v1"}, cache_root=tmp_path / "judgments")
+    return Pipeline(FixedRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server),
+                    Evaluator(["image_f1", "overall_quality", "average_score"], judge=judge))
+
+
+VERDICT = "<correctness>4</correctness><completeness>4</completeness><grounding>4</grounding>" \
+          "<coherence>4</coherence><overall>4</overall>"
+
+
+def test_judging_is_concurrent(tmp_path, manual_doc):
+    import time
+
+    with ChatServer(responder=answer_for) as server, \
+            ChatServer(responder=lambda body: VERDICT, latency=0.3) as judge_server:
+        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, max_concurrency=8)
+        start = time.perf_counter()
+        rows = answer_all(questions(8), tmp_path / "p.jsonl", pipeline, progress=False)
+        seconds = time.perf_counter() - start
+    assert all(r["metrics"]["overall_quality"] == 4.0 for r in rows)
+    assert judge_server.max_in_flight >= 6, f"judge requests in flight at once: {judge_server.max_in_flight}"
+    assert seconds < 8 * 0.3, f"8 judgments of 0.3 s took {seconds:.2f} s: serial"
+
+
+def test_a_failed_judge_call_redoes_its_row_on_resume(tmp_path, manual_doc):
+    pred = tmp_path / "p.jsonl"
+    with ChatServer(responder=answer_for) as server, ChatServer(responder=lambda body: VERDICT) as judge_server:
+        judge_server.script(503)
+        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, max_concurrency=1)
+        rows = answer_all(questions(3), pred, pipeline, progress=False)
+        failed = [r["id"] for r in rows if r["metrics"]["overall_quality"] is None]
+        assert len(failed) == 1
+        [row] = [r for r in rows if r["id"] == failed[0]]
+        assert row["metrics"]["judge"]["overall_quality"]["error"].startswith("api_error: HTTP 503")
+        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, max_concurrency=1)
+        generated = len(server.requests)
+        again = answer_all(questions(3), pred, pipeline, progress=False)
+        assert len(server.requests) == generated + 1, "only the row whose judge call failed is answered again"
+    assert all(r["metrics"]["overall_quality"] == 4.0 for r in again)
+
+
+def test_slow_stages_move_to_the_worker_thread_together(tmp_path, manual_doc):
+    import threading
+    import time
+
+    seen = {"retrieve": [], "score": []}
+
+    class SlowRetriever(FixedRetriever):
+        def retrieve(self, question):
+            time.sleep(0.002)      # over INLINE_SECONDS: retrieval over a real index
+            seen["retrieve"].append(threading.current_thread().name)
+            return self.retrieved
+
+    def evaluate(q, text, images, answer):
+        seen["score"].append(threading.current_thread().name)
+        return {}
+
+    with ChatServer(responder=answer_for) as server:
+        pipeline = Pipeline(SlowRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server, concurrency=2),
+                            evaluate)
+        answer_all(questions(20), tmp_path / "p.jsonl", pipeline, progress=False)
+    main = threading.main_thread().name
+    assert seen["retrieve"][:8] == [main] * 8 and set(seen["retrieve"][8:]) == {"ham-stages_0"}
+    assert seen["score"][-1] == "ham-stages_0", "scoring moved with retrieval (they never run at once)"

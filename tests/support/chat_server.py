@@ -7,8 +7,11 @@ benchmarks of every OpenAI-compatible backend (generators, judges, summarisers, 
 Faults are scripted per request in arrival order: ``server.script(429, 500, "malformed", "ok")``
 makes the next four requests fail that way (then normal service resumes). A status may carry its
 error message: ``(400, "maximum context length is 8 tokens")``. ``"hang"`` sleeps
-``hang_seconds`` before answering, to trigger client timeouts; ``"length"`` answers normally but
-with ``finish_reason: "length"`` (a reply cut at max_tokens). ``force_stream=True`` answers in
+``hang_seconds`` before answering, to trigger client timeouts; ``"trickle"`` streams its reply one
+word every ``trickle_seconds`` (bytes keep coming, the reply takes long: what a looping model
+does); ``"length"`` answers normally but with ``finish_reason: "length"`` (a reply cut at
+max_tokens); ``"no_usage"`` answers without token usage (as ``transformers serve`` does).
+``server.max_in_flight`` is the most requests it was handling at once. ``force_stream=True`` answers in
 server-sent-event chunks even when the request asks for no streaming (as ``transformers serve``
 4.57 does). Every request body is kept in ``server.requests``.
 """
@@ -46,12 +49,14 @@ class _Server(ThreadingHTTPServer):
 
 class ChatServer:
     def __init__(self, responder: Callable[[dict], str] | None = None, latency: float = 0.0,
-                 force_stream: bool = False, hang_seconds: float = 5.0) -> None:
+                 force_stream: bool = False, hang_seconds: float = 5.0, trickle_seconds: float = 0.1) -> None:
         self.responder = responder or (lambda body: f"echo: {_last_user_text(body)[:200]}")
         self.latency = latency
         self.force_stream = force_stream
         self.hang_seconds = hang_seconds
+        self.trickle_seconds = trickle_seconds
         self.requests: list[dict] = []
+        self.in_flight = self.max_in_flight = 0
         self._faults: deque = deque()
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), self._handler())
@@ -96,6 +101,16 @@ class ChatServer:
                 self.wfile.write(payload)
 
             def do_POST(self) -> None:
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._post()
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _post(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
@@ -127,8 +142,11 @@ class ChatServer:
                 text = server.responder(body)
                 prompt_tokens = len(json.dumps(body.get("messages", [])).split())
                 completion_tokens = len(text.split())
+                if fault == "trickle":
+                    self._trickle(body, text)
+                    return
                 if body.get("stream") or server.force_stream:
-                    self._stream(body, text, prompt_tokens, completion_tokens)
+                    self._stream(body, text, prompt_tokens, completion_tokens, usage=fault != "no_usage")
                     return
                 reply = {"id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
                          "model": body.get("model", "test"),
@@ -136,9 +154,29 @@ class ChatServer:
                                       "message": {"role": "assistant", "content": text}}],
                          "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                                    "total_tokens": prompt_tokens + completion_tokens}}
+                if fault == "no_usage":
+                    del reply["usage"]
                 self._send(200, json.dumps(reply).encode())
 
-            def _stream(self, body: dict, text: str, prompt_tokens: int, completion_tokens: int) -> None:
+            def _trickle(self, body: dict, text: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for word in (text.split(" ") * 50):
+                        chunk = {"choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}],
+                                 "model": body.get("model", "test")}
+                        data = f"data: {json.dumps(chunk)}\n\n".encode()
+                        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                        self.wfile.flush()
+                        time.sleep(server.trickle_seconds)
+                    self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):   # the client gave up: what the test wants
+                    pass
+
+            def _stream(self, body: dict, text: str, prompt_tokens: int, completion_tokens: int,
+                        usage: bool = True) -> None:
                 words = text.split(" ")
                 chunks = []
                 for i, word in enumerate(words):
@@ -148,9 +186,10 @@ class ChatServer:
                                    "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
                 chunks.append({"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": int(time.time()),
                                "model": body.get("model", "test"),
-                               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                               "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                                         "total_tokens": prompt_tokens + completion_tokens}})
+                               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                if usage:
+                    chunks[-1]["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                                           "total_tokens": prompt_tokens + completion_tokens}
                 payload = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
                 self._send(200, payload.encode(), "text/event-stream")
 

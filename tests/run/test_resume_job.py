@@ -1,0 +1,86 @@
+"""A run of a config resumed as a researcher would: summary calls that failed are asked again and
+the rows built on the fallback are answered again under the new index; run.json says what
+produced the rows; the finished message says what a resume redoes; rerun keeps nothing."""
+import json
+
+import pytest
+
+from ham.conf import compose
+from ham.run.job import run
+from tests.support.chat_server import ChatServer
+
+
+def _corpus(tmp_path):
+    root = tmp_path / "manual"
+    root.mkdir()
+    (root / "pump.md").write_text(
+        "# Pump Manual\n\n## 1. Filter\n\nReplace the filter cartridge every six months. Rinse the housing.\n\n"
+        "### 1.1 Cartridge\n\nThe cartridge sits behind the front cover.\n\n"
+        "## 2. Seals\n\nInspect the shaft seal for leaks weekly. Replace a leaking seal at once.\n")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps({"id": i, "question": q}) + "\n" for i, q in
+                                 [("a", "How often is the filter replaced?"), ("b", "Where is the cartridge?"),
+                                  ("c", "How often is the seal inspected?")]))
+    return root, questions
+
+
+def _cfg(tmp_path, server, *extra):
+    root, questions = _corpus(tmp_path) if not (tmp_path / "manual").exists() else \
+        (tmp_path / "manual", tmp_path / "questions.jsonl")
+    return compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+                    f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+                    "summariser=openai", "summariser.model=summ", f"summariser.base_url={server.base_url}",
+                    "summariser.max_retries=0", "metrics.names=[image_f1,gold_text_recall]", *extra])
+
+
+def test_failed_summaries_are_asked_again_and_rows_on_the_fallback_answered_again(tmp_path, capsys):
+    with ChatServer(responder=lambda body: "A section about pump upkeep.") as server:
+        server.script(*[500] * 50)                       # the summariser's server is down
+        out = run(_cfg(tmp_path, server))
+        first = json.loads((out / "run.json").read_text())
+        assert first["index"]["summaries"]["failed"] > 0 and first["index"]["summaries"]["computed"] == 0
+        assert first["index"]["summaries"]["failures"][0]["error"].startswith("api_error: HTTP 500")
+        metrics = json.loads((out / "metrics.json").read_text())
+        assert metrics["enrichment"]["summaries"]["failure_reasons"] == {"api_error": metrics["summary_failures"]}
+        old_keys = {r["index"]["text"] for r in map(json.loads, (out / "predictions.jsonl").read_text().splitlines())}
+
+        server._faults.clear()                           # the server is back: the same command resumes
+        again = run(_cfg(tmp_path, server))
+        assert again == out
+        err = capsys.readouterr().err
+        assert "summaries calls failed; asked again: 0 summaries still failing" in err
+        info = json.loads((out / "run.json").read_text())
+        assert info["index"]["summaries"]["failed"] == 0 and info["index"]["summaries"]["computed"] > 0
+        rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+        assert len(rows) == 3 and {r["index"]["text"] for r in rows} == {info["index"]["text"]["key"]}
+        assert old_keys != {info["index"]["text"]["key"]}, "the summaries are in the embedded strings"
+        assert [s["answered"] for s in info["sessions"]] == [3, 3], "every row was on the fallback's index"
+        assert info["predictions"]["index"] == {json.dumps(rows[0]["index"], sort_keys=True): 3}
+
+        asked = len(server.requests)
+        run(_cfg(tmp_path, server))                      # finished now: nothing asked, nothing answered
+        assert len(server.requests) == asked
+    assert "already finished" in capsys.readouterr().err
+
+
+def test_finished_message_names_what_a_resume_redoes(tmp_path, capsys):
+    with ChatServer() as server:
+        cfg = _cfg(tmp_path, server, "generator.max_sentences=1")
+        out = run(cfg)
+        rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+        rows[0]["failure"] = {"reason": "empty", "detail": "empty: the model returned no text"}
+        (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        metrics = json.loads((out / "metrics.json").read_text())
+        (out / "metrics.json").write_text(json.dumps({**metrics, "failures": {"empty": 1}, "n_failures": 1}))
+        capsys.readouterr()
+        run(cfg)
+    err = capsys.readouterr().err
+    assert "already finished" in err and "1 failures (empty: 1), none of a kind a resume answers again" in err
+    assert "a resume redoes api_error, budget_exhausted, malformed_response, timeout" in err
+    assert "run.redo_failures=[retryable,empty]" in err and "rerun=true answers every question again" in err
+
+
+def test_an_unknown_redo_reason_stops_the_run_naming_the_known_ones(tmp_path):
+    with ChatServer() as server:
+        with pytest.raises(ValueError, match="run.redo_failures: unknown failure reason 'apierror'"):
+            run(_cfg(tmp_path, server, "run.redo_failures=[apierror]"))
