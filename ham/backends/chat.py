@@ -41,7 +41,7 @@ import os
 import random
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from ham.backends.transport import ConnectionFailed, HTTPStatusError, ReadTimeout, make_transport
 
@@ -64,9 +64,6 @@ class ChatReply:
     attempts: int = 0
     finish_reason: str | None = None
     model: str | None = None      # the model the server says answered (its reply's ``model`` field)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass

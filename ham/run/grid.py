@@ -36,11 +36,6 @@ def record(out_root: Path, grid: str, run_id: str, run_dir: Path, overrides: lis
     return path
 
 
-def list_runs(out_root: Path, grid: str) -> list[dict]:
-    folder = out_root / "grids" / safe_name(grid) / "runs"
-    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))] if folder.exists() else []
-
-
 # The redo rule, in one place: ``redo_reason`` says why a resumed run answers a row again,
 # ``is_finished`` says a run with any such row (or an offline-stage call that a retry could fix)
 # is not finished, and ``ham.run.runner.answer_all`` answers exactly those rows again.
