@@ -51,9 +51,12 @@ def image_recall(gold: list[str], found: list[str]) -> float | None:
     return len(set(gold) & set(found)) / len(set(gold)) if gold else None
 
 
-def evaluate(name: str, overrides: list[str], dataset: list[str], limit: int | None) -> dict:
-    cfg = compose(["progress=false", *dataset, "retrieval.k_t=15", "retrieval.k_v=10", *overrides],
-                  return_hydra_config=False)
+def config(overrides: list[str], dataset: list[str]):
+    return compose(["progress=false", *dataset, "retrieval.k_t=15", "retrieval.k_v=10", *overrides],
+                   return_hydra_config=False)
+
+
+def evaluate(name: str, cfg, limit: int | None) -> dict:
     questions, _ = load_dataset_questions(cfg)
     questions = questions[:limit] if limit else questions
     started = time.perf_counter()
@@ -147,7 +150,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.saved:
         results = {name: saved(name) for name in configs}
     else:
-        results = {name: evaluate(name, [*args.overrides, *o], dataset, args.limit) for name, o in configs.items()}
+        # every config is composed before the first is run, so a long run uses the configs as they were
+        composed = {name: config([*args.overrides, *o], dataset) for name, o in configs.items()}
+        results = {name: evaluate(name, cfg, args.limit) for name, cfg in composed.items()}
     report(results)
 
 

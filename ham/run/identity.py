@@ -35,7 +35,7 @@ EXCLUDE = [
     "name", "dataset.name", "paths.*", "run.*", "logger.*", "rerun", "progress", "cost.*", "*.pricing",
     "*batch_size", "*concurrency", "*device", "*.max_retries", "*.timeout", "*.backoff_*",
     "*.base_url", "*.base_url_env", "*.api_key_env", "*.require_api_key", "*.http_backend",
-    "*.request_budget", "*cache_root", "*.show_progress", "*.use_gpu",
+    "*.request_budget", "*cache_root", "*.show_progress", "*.use_gpu", "*threads",
 ]
 CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describer.path",
            "metrics.bertscore.baseline_path"]
