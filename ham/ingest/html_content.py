@@ -105,6 +105,25 @@ def remove_chrome(tree: LexborHTMLParser, selectors: str) -> None:
 
 
 
+_REFENTRY_SECTIONS = {"refsynopsisdiv", "refsect1", "refsect2", "refsect3", "refsection"}
+
+
+def refentry_depth(node: LexborNode) -> int:
+    """1 for a heading inside a DocBook reference page's section (``div.refsect1`` and the like
+    under ``div.refentry``), else 0. DocBook writes the command's name (``div.refnamediv``) and
+    its Synopsis, Description, Parameters... all as ``h2``: without this the sections would be
+    siblings of the command, and a parameter's path would not name its command."""
+    parent, inside = node.parent, False
+    while parent is not None:
+        cls = classes(parent)
+        if cls & _REFENTRY_SECTIONS:
+            inside = True
+        if "refentry" in cls:
+            return int(inside)
+        parent = parent.parent
+    return 0
+
+
 class ContentWalker:
     """Turns one page's body into Blocks in reading order (see the module docstring)."""
 
@@ -168,7 +187,7 @@ class ContentWalker:
             # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice
             self.report.exclude(self.page, "front matter (copyright, credits)", 1)
         elif tag in _HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
-            self.heading(node, int(tag[1]))
+            self.heading(node, int(tag[1]) + refentry_depth(node))
         elif tag == "dt":
             self.prefix += flatten(node) + ": "
         elif tag == "dl":

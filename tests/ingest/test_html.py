@@ -207,3 +207,21 @@ def test_without_up_links_or_breadcrumbs_the_listing_toctree_is_the_parent(tmp_p
     deep = node_titled(docs[0], "Deep")
     assert heading_path(docs[0], deep) == ["Usage"]  # "Manual" is the document title
     assert deep.source == "guide/deep.html"
+
+
+def test_a_docbook_reference_page_nests_its_sections_under_the_command(tmp_path):
+    (tmp_path / "sql-commands.html").write_text(
+        '<html><head><title>SQL Commands</title></head><body><div class="reference"><h1>SQL Commands</h1>'
+        '<p>This part contains reference information for the SQL commands.</p>'
+        '<div class="toc"><dl class="toc"><dt><a href="sql-createindex.html">CREATE INDEX</a></dt></dl></div>'
+        '</div></body></html>')
+    (tmp_path / "sql-createindex.html").write_text(
+        '<html><head><title>CREATE INDEX</title><link rel="up" href="sql-commands.html"></head><body><div class="refentry">'
+        '<div class="refnamediv"><h2><span class="refentrytitle">CREATE INDEX</span></h2>'
+        '<p>CREATE INDEX — define a new index</p></div>'
+        '<div class="refsynopsisdiv"><h2>Synopsis</h2><pre>CREATE INDEX name ON table</pre></div>'
+        '<div class="refsect1"><h2>Parameters</h2><div class="refsect2"><h3>Index Storage Parameters</h3>'
+        '<p>fillfactor controls how full the index pages are packed.</p></div></div></div></body></html>')
+    docs, _ = ingest_corpus(tmp_path)
+    leaf = leaf_with(docs[0], "text", "fillfactor controls")
+    assert heading_path(docs[0], leaf)[-3:] == ["CREATE INDEX", "Parameters", "Index Storage Parameters"]
