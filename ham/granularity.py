@@ -6,7 +6,11 @@
               longer than ``min_chars`` stays alone
     sections  every run of text leaves of one container merged, up to ``max_chars`` per unit
 
-Tables, images and figure captions are never merged with running text. ``captions`` says where
+With ``steps="merge"`` (the default for ``merged`` and ``sections``) a procedure's consecutive
+text-only steps are running text too: each becomes "Step N. its text" and they merge like any
+other blocks, so a procedure reads as a few units rather than one per step; a step holding an
+image stays a step (its image belongs beside it). Tables, images and figure captions are never
+merged with running text. ``captions`` says where
 a figure caption lives: ``image`` (on its image unit only; the default, so a caption does not take
 one of the k_t text slots) or ``both`` (also a text unit of its own, ham's original).
 
@@ -31,7 +35,18 @@ def _is_running_text(node: Node) -> bool:
     return node.kind == MERGEABLE and node.caption_of is None
 
 
-def _merge_children(node: Node, min_chars: int, max_chars: int) -> None:
+def _text_only_step(node: Node) -> bool:
+    return node.kind == "step" and bool(node.children) and all(_is_running_text(c) for c in node.children)
+
+
+def _step_as_text(step: Node) -> Node:
+    first = step.children[0]
+    body = " ".join(c.text for c in step.children)
+    return replace(first, text=f"{step.title}. {body}" if step.title else body, children=[],
+                   meta={**first.meta, "step": step.title})
+
+
+def _merge_children(node: Node, min_chars: int, max_chars: int, steps: bool = False) -> None:
     out: list[Node] = []
     group: list[Node] = []
 
@@ -46,8 +61,10 @@ def _merge_children(node: Node, min_chars: int, max_chars: int) -> None:
         group.clear()
 
     for child in node.children:
-        if child.children:
-            _merge_children(child, min_chars, max_chars)
+        if steps and _text_only_step(child):
+            child = _step_as_text(child)
+        elif child.children:
+            _merge_children(child, min_chars, max_chars, steps)
         if not _is_running_text(child):
             close()
             out.append(child)
@@ -60,9 +77,9 @@ def _merge_children(node: Node, min_chars: int, max_chars: int) -> None:
     node.children = out
 
 
-def merged_document(doc: Document, min_chars: int, max_chars: int) -> Document:
+def merged_document(doc: Document, min_chars: int, max_chars: int, steps: bool = False) -> Document:
     root = copy.deepcopy(doc.root)
-    _merge_children(root, min_chars, max_chars)
+    _merge_children(root, min_chars, max_chars, steps)
     return replace(doc, root=root)
 
 
@@ -92,17 +109,20 @@ class Merged(Blocks):
 
     name = "merged"
 
-    def __init__(self, min_chars: int = 150, max_chars: int = 1200, captions: str = "image") -> None:
+    def __init__(self, min_chars: int = 150, max_chars: int = 1200, captions: str = "image",
+                 steps: str = "merge") -> None:
         super().__init__(captions)
         if not 0 < min_chars <= max_chars:
             raise ValueError(f"units: need 0 < min_chars <= max_chars, got {min_chars} and {max_chars}")
-        self.min_chars, self.max_chars = min_chars, max_chars
+        if steps not in ("merge", "keep"):
+            raise ValueError(f"units.steps must be 'merge' or 'keep', not {steps!r}")
+        self.min_chars, self.max_chars, self.steps = min_chars, max_chars, steps
 
     def key(self) -> dict:
-        return {**super().key(), "min_chars": self.min_chars, "max_chars": self.max_chars}
+        return {**super().key(), "min_chars": self.min_chars, "max_chars": self.max_chars, "steps": self.steps}
 
     def documents(self, docs: Iterable[Document]) -> list[Document]:
-        return [merged_document(d, self.min_chars, self.max_chars) for d in docs]
+        return [merged_document(d, self.min_chars, self.max_chars, self.steps == "merge") for d in docs]
 
 
 class Sections(Merged):
@@ -110,8 +130,8 @@ class Sections(Merged):
 
     name = "sections"
 
-    def __init__(self, max_chars: int = 2000, captions: str = "image") -> None:
-        super().__init__(min_chars=max_chars, max_chars=max_chars, captions=captions)
+    def __init__(self, max_chars: int = 2000, captions: str = "image", steps: str = "merge") -> None:
+        super().__init__(min_chars=max_chars, max_chars=max_chars, captions=captions, steps=steps)
 
     def key(self) -> dict:
-        return {"name": self.name, "captions": self.captions, "max_chars": self.max_chars}
+        return {"name": self.name, "captions": self.captions, "max_chars": self.max_chars, "steps": self.steps}

@@ -58,6 +58,7 @@ class MergedUnits:
     min_chars: int = _min(150, 1)
     max_chars: int = _min(1200, 1)
     captions: str = _choices("image", "image", "both")
+    steps: str = _choices("merge", "merge", "keep")
 
 
 @dataclass
@@ -65,6 +66,7 @@ class SectionUnits:
     _target_: str = "ham.granularity.Sections"
     max_chars: int = _min(2000, 1)
     captions: str = _choices("image", "image", "both")
+    steps: str = _choices("merge", "merge", "keep")
 
 
 # ---- represent and enrich ------------------------------------------------------------------

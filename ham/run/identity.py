@@ -43,7 +43,7 @@ MODEL = ["*.model", "method.clip_model", "method.semantic_model"]
 HASH = [
     "seed", "limit",
     "dataset.reader._target_", "dataset.subset", "dataset.sample", "dataset.sample_seed",
-    "units._target_", "units.captions", "units.min_chars", "units.max_chars",
+    "units._target_", "units.captions", "units.min_chars", "units.max_chars", "units.steps",
     "text_repr._target_", "image_repr._target_",
     "summariser._target_", "summariser.sentences", "summariser.max_words", "summariser.max_tokens",
     "summariser.max_new_tokens", "summariser.max_prompt_tokens", "summariser.temperature",

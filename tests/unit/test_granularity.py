@@ -75,3 +75,24 @@ def test_sections_merge_whole_runs_and_validation():
         Merged(min_chars=500, max_chars=100)
     with pytest.raises(ValueError, match="captions"):
         Blocks(captions="nowhere")
+
+
+def test_text_only_steps_merge_as_numbered_running_text_and_steps_with_images_stay():
+    b = TreeBuilder("p", "P", "p.md", "markdown")
+    b.add(Block("heading", "1. Replace the filter", level=1))
+    b.add(Block("step", "Switch off the pump."))
+    b.add(Block("step", "Undo the screws."))
+    b.add(Block("step", "Pull out the cartridge."))
+    b.add(Block("image", image="img/c.png", image_path="img/c.png", alt="cartridge"))
+    b.add(Block("step", "Push in the new one."))
+    b.add(Block("end_steps"))
+    doc = b.finish()
+    merged = Merged(min_chars=200, max_chars=400).build([doc])
+    texts = _texts(merged)
+    assert texts[0] == "Step 1. Switch off the pump.\nStep 2. Undo the screws."
+    image = next(u for u in merged if u.kind == "image")
+    assert image.relation["type"] == "illustrates_step" and "Step 3" in image.heading_path
+    kept = Merged(min_chars=200, max_chars=400, steps="keep").build([doc])
+    assert _texts(kept)[0] == "Switch off the pump."
+    with pytest.raises(ValueError, match="units.steps"):
+        Merged(steps="fold")
