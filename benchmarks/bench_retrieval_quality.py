@@ -11,7 +11,9 @@ Recall@k of a question is the share of its gold passages contained (whitespace-c
 lower-cased) in one of its top-k text units, or of its gold images among its top-k images; a
 question without gold of that kind is left out of that mean (n shown). The devbench corpus is
 fetched by ``python3 data/devbench/fetch.py``. Indexes come from (or go into) the run cache, so a
-second invocation only retrieves. Per-question results go to ``outputs/bench/retrieval_quality/``.
+second invocation only retrieves. Per-question results go to ``outputs/bench/retrieval_quality/``. ``chars@15`` is the mean
+length of the top 15 text units a question gets: larger units reach more gold passages in the
+same 15 slots but make longer prompts, so read recall beside it.
 """
 from __future__ import annotations
 
@@ -77,6 +79,8 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
         for k in IMAGE_KS:
             row[f"image@{k}"] = image_recall(q.gold_images, images[:k])
         row["text_units"] = [h.unit.unit_id for h in hits.text]
+        row["chars@5"] = sum(len(t) for t in texts[:5])       # what the slots cost in prompt length
+        row["chars@15"] = sum(len(t) for t in texts[:15])
         rows[q.id] = row
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{name}.jsonl").write_text("".join(json.dumps({"id": i, **r}) + "\n" for i, r in rows.items()))
@@ -92,16 +96,23 @@ def mean(rows: dict, key: str, keep=lambda r: True) -> str:
     return f"{sum(values) / len(values):.3f}"
 
 
+def mean_of(rows: dict, key: str) -> str:
+    values = [r[key] for r in rows.values() if r.get(key) is not None]
+    return f"{sum(values) / len(values):.0f}" if values else "–"
+
+
 def report(results: dict, reference: str = "flat", target: str = "ham") -> None:
     keys = [f"text@{k}" for k in TEXT_KS] + [f"image@{k}" for k in IMAGE_KS]
-    print(f"{'config':<24}" + "".join(f"{k:>10}" for k in keys) + f"{'n_text':>8}{'n_img':>7}{'p50 ms':>9}{'p95 ms':>9}")
+    print(f"{'config':<24}" + "".join(f"{k:>10}" for k in keys) + f"{'n_text':>8}{'n_img':>7}{'p50 ms':>9}{'p95 ms':>9}"
+          f"{'chars@15':>10}")
     for name, res in results.items():
         rows = res["rows"]
         lat = sorted(res["latency"])
         n_text = sum(r["text@1"] is not None for r in rows.values())
         n_img = sum(r["image@1"] is not None for r in rows.values())
         print(f"{name:<24}" + "".join(f"{mean(rows, k):>10}" for k in keys) + f"{n_text:>8}{n_img:>7}"
-              f"{1000 * statistics.median(lat):>9.1f}{1000 * lat[int(0.95 * (len(lat) - 1))]:>9.1f}")
+              f"{1000 * statistics.median(lat):>9.1f}{1000 * lat[int(0.95 * (len(lat) - 1))]:>9.1f}"
+              f"{mean_of(rows, 'chars@15'):>10}")
     first = next(iter(results.values()))["rows"]
     kinds = sorted({k for r in first.values() for k in r["kinds"]})
     manuals = sorted({r["manual"] for r in first.values()})
