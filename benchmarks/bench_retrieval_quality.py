@@ -86,7 +86,7 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
     (OUT / f"{name}.jsonl").write_text("".join(json.dumps({"id": i, **r}) + "\n" for i, r in rows.items()))
     return {"rows": rows, "latency": latency, "build_seconds": build_seconds,
             "units": {m: len(ix) for m, ix in pipeline.retriever.indexes.items()},
-            "truncated": pipeline.info.get("truncation")}
+            "truncated": (pipeline.info.get("text") or {}).get("truncation")}
 
 
 def mean(rows: dict, key: str, keep=lambda r: True) -> str:

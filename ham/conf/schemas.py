@@ -77,6 +77,12 @@ class Representation:
 
 
 @dataclass
+class ContextualTextRepresentation:
+    _target_: str = "ham.represent.templates.ContextualText"
+    sparse: str = _choices("full", "full", "path_content")
+
+
+@dataclass
 class LeadSummariser:
     _target_: str = "ham.enrich.summaries.LeadSummariser"
     sentences: int = _min(2, 1)
@@ -471,7 +477,7 @@ class Root:
 SCHEMAS: dict[str, dict[str, type]] = {
     "dataset": {"dataset": Dataset},
     "units": {"blocks": BlockUnits, "merged": MergedUnits, "sections": SectionUnits},
-    "text_repr": {"representation": Representation},
+    "text_repr": {"representation": Representation, "ct": ContextualTextRepresentation},
     "image_repr": {"representation": Representation},
     "summariser": {"lead": LeadSummariser, "openai": ChatSummariser, "hf": HFSummariser},
     "describer": {"file": DescriptionFile, "openai": ChatDescriber, "hf": HFDescriber, "none": Nothing},

@@ -58,21 +58,48 @@ def index_modality(units: list, modality: str, representer: Representer, encoder
     """Embed and index one modality's units under the representer, reusing the cache."""
     started = time.perf_counter()
     ids, texts = [u.unit_id for u in units], [representer(u) for u in units]
+    sparse = [representer.sparse(u) for u in units]
     meta = {"corpus": corpus_hash, "modality": modality, "representation": representer.key(modality)}
-    index, info = index_strings(ids, texts, encoder, spec, cache, meta)
+    index, info = index_strings(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
+                                contents=[u.content for u in units])
     info["seconds"] = round(time.perf_counter() - started, 3)
     return index, info
 
 
+def truncation(contents: list[str], texts: list[str], encoder: BatchedEncoder) -> dict | None:
+    """How many embedded strings exceed the encoder's window, and in how many of those the unit's
+    own content is cut (the fields after it, summaries and neighbours, are what a window should
+    lose first); None for an encoder that cannot count tokens."""
+    limit = getattr(encoder, "max_tokens", None)
+    count = getattr(encoder, "count_tokens", None)
+    if not limit or count is None or not texts:
+        return None
+    lengths = count(texts)
+    over = [i for i, n in enumerate(lengths) if n > limit]
+    ends = [texts[i][: texts[i].find(contents[i]) + len(contents[i])] if contents[i] in texts[i]
+            else texts[i] for i in over]
+    cut = sum(n > limit for n in count(ends)) if ends else 0
+    return {"max_tokens": limit, "strings": len(texts), "over_window": len(over), "content_cut": cut}
+
+
 def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spec: FaissSpec,
-                  cache: FolderCache, meta: dict | None = None) -> tuple[HybridIndex, dict]:
+                  cache: FolderCache, meta: dict | None = None,
+                  sparse_texts: list[str] | None = None,
+                  contents: list[str] | None = None) -> tuple[HybridIndex, dict]:
     """Embeddings, sparse side and faiss index of exact strings, each reused from the cache when
-    present (keys: module docstring). ``meta`` is recorded with them."""
+    present (keys: module docstring). ``meta`` is recorded with them. ``sparse_texts``: what BM25
+    indexes, when it is not the embedded strings (``Representation.sparse``). With ``contents``
+    (each unit's own content) the encoder's truncation is counted when the strings are embedded
+    and kept beside the embeddings (``truncation.json``)."""
     digest = strings_digest(ids, texts)
+    sparse_texts = texts if sparse_texts is None else sparse_texts
+    sparse_digest = digest if sparse_texts is texts else strings_digest(ids, sparse_texts)
     meta = {**(meta or {}), "encoder": encoder.model_id, "strings": digest}
 
     def embed(folder: Path) -> None:
         encoder.encode_to(texts, folder, desc=f"{meta.get('modality', '')} units")
+        if contents is not None:
+            (folder / "truncation.json").write_text(json.dumps(truncation(contents, texts, encoder)))
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
 
@@ -81,8 +108,9 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     sparse_folder, sparse_kind = efolder, LexicalSparse.kind
     if not encoder.has_sparse:
         sparse_kind = BM25Sparse.kind
-        sparse_folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION, TOKENIZER_VERSION]),
-                                              lambda folder: BM25Sparse.build(texts).save(folder) if texts else None)
+        sparse_folder, _ = cache.get_or_build("bm25", key_of(["bm25", sparse_digest, INDEX_VERSION, TOKENIZER_VERSION]),
+                                              lambda folder: BM25Sparse.build(sparse_texts).save(folder)
+                                              if sparse_texts else None)
 
     def build(folder: Path) -> None:
         import faiss
@@ -100,6 +128,8 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     index.check_encoder(encoder.model_id)
     info = {"key": ikey, "reused": reused, "embeddings_key": ekey, "embeddings_reused": e_reused,
             "size": len(index), "index": spec.params(), "sparse": sparse_kind}
+    if (efolder / "truncation.json").exists():
+        info["truncation"] = json.loads((efolder / "truncation.json").read_text())
     return index, info
 
 

@@ -196,6 +196,15 @@ class SentenceTransformerEncoder(BatchedEncoder):
         return self._model
 
     @property
+    def max_tokens(self) -> int:
+        """The model's window: longer strings are truncated before they are embedded."""
+        return int(self.model.max_seq_length)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
+        return [len(ids) for ids in enc]
+
+    @property
     def dim(self) -> int:
         dim_of = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(dim_of())
@@ -243,6 +252,17 @@ class BGEM3Encoder(BatchedEncoder):
         config = json.loads((self.path / "config.json").read_text())
         self.dim, self.sparse_dim = int(config["hidden_size"]), int(config["vocab_size"])
         self._model = None
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self.max_length)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not hasattr(self, "_tokenizer"):
+            from transformers import AutoTokenizer
+
+            self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
+        return [len(ids) for ids in self._tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]]
 
     @property
     def model(self):

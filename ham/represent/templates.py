@@ -82,6 +82,10 @@ class Representation:
     def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
         raise NotImplementedError
 
+    def sparse(self, unit: EvidenceUnit, ctx: Context) -> str:
+        """What the sparse side (BM25) indexes: the embedded string unless a variant says otherwise."""
+        return self(unit, ctx)
+
     def key(self, ctx: Context) -> dict:
         """What produced this representation's strings (recorded with its index)."""
         summaries = ctx.summaries
@@ -91,9 +95,25 @@ class Representation:
 
 
 class ContextualText(Representation):
-    """``ct``: document, heading path, content, subsection and section summaries, neighbours."""
+    """``ct``: document, heading path, content, subsection and section summaries, neighbours.
+    ``sparse``: what BM25 indexes, ``full`` (the same string) or ``path_content`` (document,
+    heading path and content only: summaries and neighbours, shared by a whole section, would
+    make every unit of a section match the same words)."""
 
     name, uses_summaries = "ct", True
+
+    def __init__(self, sparse: str = "full") -> None:
+        if sparse not in ("full", "path_content"):
+            raise ValueError(f"ct: sparse must be 'full' or 'path_content', not {sparse!r}")
+        self.sparse_text = sparse
+
+    def sparse(self, unit: EvidenceUnit, ctx: Context) -> str:
+        if self.sparse_text == "full":
+            return self(unit, ctx)
+        return _fields([("Document", unit.doc_title), ("Path", _path(unit)), ("Content", unit.content)])
+
+    def key(self, ctx: Context) -> dict:
+        return {**super().key(ctx), "sparse": self.sparse_text}
 
     def __call__(self, unit: EvidenceUnit, ctx: Context) -> str:
         section, subsection = ctx.summaries_of(unit)
@@ -170,3 +190,6 @@ class Representer:
 
     def key(self, modality: str) -> dict:
         return self.for_modality(modality).key(self.context)
+
+    def sparse(self, unit: EvidenceUnit) -> str:
+        return self.for_modality(unit.modality).sparse(unit, self.context)

@@ -44,7 +44,7 @@ HASH = [
     "seed", "limit",
     "dataset.reader._target_", "dataset.subset", "dataset.sample", "dataset.sample_seed",
     "units._target_", "units.captions", "units.min_chars", "units.max_chars", "units.steps",
-    "text_repr._target_", "image_repr._target_",
+    "text_repr._target_", "text_repr.sparse", "image_repr._target_",
     "summariser._target_", "summariser.sentences", "summariser.max_words", "summariser.max_tokens",
     "summariser.max_new_tokens", "summariser.max_prompt_tokens", "summariser.temperature",
     "describer._target_", "describer.max_words", "describer.max_tokens", "describer.max_new_tokens",

@@ -111,3 +111,19 @@ def test_bge_m3_folder_without_heads_is_refused(tmp_path):
 def test_bge_m3_not_in_the_cache_is_a_clear_error():
     with pytest.raises(FileNotFoundError, match="never downloads"):
         BGEM3Encoder("no-such-org/bge-m3-missing")
+
+
+def test_truncation_by_the_encoder_window_is_counted_when_strings_are_embedded(tmp_path):
+    from ham.cache import FolderCache
+    from ham.index.build import index_strings
+    from ham.index.dense import FlatSpec
+
+    encoder = SentenceTransformerEncoder("minilm", max_seq_length=16)
+    long_content = "word " * 40
+    texts = ["Path: A\nContent: short", f"Path: A\nContent: {long_content}\nSummary: more",
+             "Path: A\nContent: fine\nSummary: " + "context " * 40]
+    contents = ["short", long_content, "fine"]
+    _, info = index_strings(["a", "b", "c"], texts, encoder, FlatSpec(), FolderCache(tmp_path), contents=contents)
+    assert info["truncation"] == {"max_tokens": 16, "strings": 3, "over_window": 2, "content_cut": 1}
+    _, again = index_strings(["a", "b", "c"], texts, encoder, FlatSpec(), FolderCache(tmp_path), contents=contents)
+    assert again["embeddings_reused"] and again["truncation"] == info["truncation"], "kept beside the embeddings"

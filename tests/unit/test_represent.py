@@ -118,3 +118,15 @@ def test_a_representation_of_the_wrong_modality_is_rejected():
 def test_missing_description_file_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope.jsonl"):
         DescriptionFile(tmp_path / "nope.jsonl")
+
+
+def test_ct_can_give_bm25_the_path_and_content_alone(units, summaries):
+    unit = units["Connect the motor leads to the terminal block."]
+    full = Representer(ContextualText(), ContextualImage(), summaries=summaries)
+    lean = Representer(ContextualText(sparse="path_content"), ContextualImage(), summaries=summaries)
+    assert full.sparse(unit) == full(unit) and "Section summary" in full(unit)
+    assert lean(unit) == full(unit), "the embedded string does not change"
+    assert lean.sparse(unit) == ("Document: Pump Manual\nPath: 1. Installation > 1.1. Wiring\n"
+                                 "Content: Connect the motor leads to the terminal block.")
+    with pytest.raises(ValueError, match="sparse"):
+        ContextualText(sparse="half")
