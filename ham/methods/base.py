@@ -1,7 +1,7 @@
 """What every method hands to a generator, and what methods share.
 
 A method turns (question, retrieved evidence) into a ``Prompt``: the prompt text from a versioned
-template file (``ham/prompts/<method>_v<N>.txt``; the name and a hash of the file are recorded
+template file (``ham/methods/prompts/<method>_v<N>.txt``; the name and a hash of the file are recorded
 with every prediction), the image slots a reply may cite (``<imgN>`` -> retrieved image unit) and,
 for multimodal methods, the image files themselves. An attached image sits in the text as the
 marker ``[[image:N]]``; ``messages()`` turns the prompt into OpenAI-style chat messages with each
@@ -99,7 +99,7 @@ def load_template(name: str) -> str:
     path = resources.files("ham.methods.prompts").joinpath(f"{name}.txt")
     if not path.is_file():
         known = sorted(p.name[:-4] for p in resources.files("ham.methods.prompts").iterdir() if p.name.endswith(".txt"))
-        raise FileNotFoundError(f"prompt template ham/prompts/{name}.txt does not exist; known: {known}")
+        raise FileNotFoundError(f"prompt template ham/methods/prompts/{name}.txt does not exist; known: {known}")
     return path.read_text(encoding="utf-8")
 
 

@@ -104,7 +104,7 @@ def test_rule_based_prompt_is_text_only(corpus):
 
 
 def test_unknown_template_names_the_file():
-    with pytest.raises(FileNotFoundError, match="ham/prompts/ham_v9.txt"):
+    with pytest.raises(FileNotFoundError, match="ham/methods/prompts/ham_v9.txt"):
         load_template("ham_v9")
 
 
