@@ -201,7 +201,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
         return int(self.model.max_seq_length)
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
+        enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
         return [len(ids) for ids in enc]
 
     @property
@@ -262,7 +262,7 @@ class BGEM3Encoder(BatchedEncoder):
             from transformers import AutoTokenizer
 
             self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
-        return [len(ids) for ids in self._tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]]
+        return [len(ids) for ids in self._tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]]
 
     @property
     def model(self):
