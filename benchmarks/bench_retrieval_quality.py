@@ -11,9 +11,12 @@ Recall@k of a question is the share of its gold passages contained (whitespace-c
 lower-cased) in one of its top-k text units, or of its gold images among its top-k images; a
 question without gold of that kind is left out of that mean (n shown). The devbench corpus is
 fetched by ``python3 data/devbench/fetch.py``. Indexes come from (or go into) the run cache, so a
-second invocation only retrieves. Per-question results go to ``outputs/bench/retrieval_quality/``. ``chars@15`` is the mean
-length of the top 15 text units a question gets: larger units reach more gold passages in the
-same 15 slots but make longer prompts, so read recall beside it.
+second invocation only retrieves. Per-question results go to ``outputs/bench/retrieval_quality/``.
+
+``chars@15`` is the mean length of the top 15 text units a question gets: larger units reach
+more gold passages in the same 15 slots but make longer prompts. ``text@4kc`` compares them at
+the same prompt length: recall over the top units that fit in 4,000 characters (the first
+always; at most the 15 retrieved).
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from ham.text import normalise_ws  # noqa: E402
 from ham_analysis.stats import normal_ci, paired  # noqa: E402
 
 TEXT_KS, IMAGE_KS = (1, 5, 15), (1, 5, 10)
+CHAR_BUDGET = 4000   # text@4kc: recall within this many characters of retrieved text
 CONFIGS = {
     "flat": ["text_repr=st", "image_repr=li"],
     "ham": [],
@@ -79,6 +83,7 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
         for k in IMAGE_KS:
             row[f"image@{k}"] = image_recall(q.gold_images, images[:k])
         row["text_units"] = [h.unit.unit_id for h in hits.text]
+        row["text@4kc"] = recall(q.gold_text, within_chars(texts, CHAR_BUDGET))
         row["chars@5"] = sum(len(t) for t in texts[:5])       # what the slots cost in prompt length
         row["chars@15"] = sum(len(t) for t in texts[:15])
         rows[q.id] = row
@@ -89,8 +94,20 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
             "truncated": (pipeline.info.get("text") or {}).get("truncation")}
 
 
+def within_chars(texts: list[str], budget: int) -> list[str]:
+    """The top units, in rank order, while their lengths fit in ``budget`` (the first always):
+    recall at the same prompt length, whatever the units' size."""
+    taken, used = [], 0
+    for text in texts:
+        if taken and used + len(text) > budget:
+            break
+        taken.append(text)
+        used += len(text)
+    return taken
+
+
 def mean(rows: dict, key: str, keep=lambda r: True) -> str:
-    values = [r[key] for r in rows.values() if keep(r) and r[key] is not None]
+    values = [r[key] for r in rows.values() if keep(r) and r.get(key) is not None]
     if not values:
         return "   –  "
     return f"{sum(values) / len(values):.3f}"
@@ -102,7 +119,7 @@ def mean_of(rows: dict, key: str) -> str:
 
 
 def report(results: dict, reference: str = "flat", target: str = "ham") -> None:
-    keys = [f"text@{k}" for k in TEXT_KS] + [f"image@{k}" for k in IMAGE_KS]
+    keys = [f"text@{k}" for k in TEXT_KS] + ["text@4kc"] + [f"image@{k}" for k in IMAGE_KS]
     print(f"{'config':<24}" + "".join(f"{k:>10}" for k in keys) + f"{'n_text':>8}{'n_img':>7}{'p50 ms':>9}{'p95 ms':>9}"
           f"{'chars@15':>10}")
     for name, res in results.items():
