@@ -242,6 +242,29 @@ class Retrieval:
     k_tab: Optional[int] = _min(None, 0)     # None: tables share k_t with text; N: N tables besides k_t
 
 
+@dataclass
+class GraphSettings:
+    """``retrieval=graph`` (``ham.retrieve.graph``): what is followed from the hybrid seeds."""
+
+    follow: List[str] = field(default_factory=lambda: ["tree", "captions", "entities"])
+    seeds: int = _min(5, 1)                  # top units of each modality's ranking expanded
+    hops: int = _min(1, 1)
+    fan_out: int = _min(3, 1)                # neighbours reached per source unit and edge kind
+    weight: float = field(default=0.5, metadata={"min": 0.0, "max": 1.0})   # share of the source's score
+    max_words: int = _min(4, 1)              # entity extractor (RAKE): words per phrase
+    per_unit: int = _min(20, 1)              # phrases kept per unit
+    min_chars: int = _min(3, 1)              # shortest one-word entity
+    min_units: int = _min(2, 2)              # an anchor occurs in at least this many units
+    max_share: float = field(default=0.1, metadata={"min": 0.0, "max": 1.0})   # and at most this share
+    cache_root: Optional[str] = None         # where the entity links are cached (the run's cache root)
+
+
+@dataclass
+class GraphRetrieval(Retrieval):
+    _target_: str = "ham.retrieve.graph.GraphRetriever"
+    graph: GraphSettings = field(default_factory=GraphSettings)
+
+
 # ---- methods -------------------------------------------------------------------------------
 
 @dataclass
@@ -448,7 +471,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "describer": {"file": DescriptionFile, "openai": ChatDescriber, "hf": HFDescriber, "none": Nothing},
     "encoder": {"sentence_transformers": SentenceTransformerEncoder, "bge_m3": BGEM3Encoder},
     "index": {"flat": FlatIndex, "hnsw": HNSWIndex, "ivfpq": IVFPQIndex},
-    "retrieval": {"retrieval": Retrieval},
+    "retrieval": {"retrieval": Retrieval, "graph": GraphRetrieval},
     "method": {"ham": HamMethod, "llm_based": LlmBasedMethod, "mllm_based": MllmBasedMethod,
                "rule_based": RuleBasedMethod},
     "generator": {"extractive": ExtractiveGenerator, "openai": OpenAIGenerator, "hf": HFGenerator},

@@ -2,4 +2,6 @@
 
     retriever.py   the query (dense + sparse), plain fused ranking, hits with provenance
     structural.py  section-grouped ranking (``retrieval=structural``)
+    graph.py       hybrid seeds expanded along the tree, local relations and shared entities
+                   (``retrieval=graph``)
 """
