@@ -16,8 +16,10 @@ al., 2010, "Automatic keyword extraction from individual documents") normalised 
    list, the one ham's BM25 uses) and at tokens without a letter (numbers, amounts); what remains are maximal runs of
    content words. A run longer than ``max_words`` keeps its last ``max_words`` words (English
    noun phrases are head-final: "open checking account register" -> ... "account register").
-   A candidate of three or more words also yields its two-word head suffix ("monthly interest
-   rate" -> "interest rate"), so a compound recurs when its modifiers differ, and a word that
+   A candidate of three or more words also yields each two-word sub-phrase ("monthly interest
+   rate" -> "monthly interest", "interest rate"; "monthly fee went" -> "monthly fee"), so a
+   compound recurs when its modifiers differ or when a verb that is no stopword runs into it
+   (there is no part-of-speech tagger; sub-phrases that do not recur never anchor), and a word that
    looks like an identifier (letters mixed with digits or underscores: a file name such as
    "gcashdata_5", a form "W-2", a model number) is also a candidate on its own.
 2. Normalisation, per word: lower-cased; a possessive "'s" and surrounding punctuation dropped;
@@ -168,7 +170,7 @@ class RakeEntities:
             run = run[-self.max_words:]
             out.append(run)
             if len(run) >= 3:
-                out.append(run[-2:])
+                out.extend(run[i:i + 2] for i in range(len(run) - 1))
         return out
 
     def extract(self, text: str) -> list[Phrase]:

@@ -27,7 +27,8 @@ def test_candidates_are_runs_between_stopwords_punctuation_and_numbers():
                            "interest rate (see Figure 3).")
     flat = [" ".join(r) for r in runs]
     assert "Loan Repayment Calculator" in flat, "a stopword ('the') and a comma cut the run"
-    assert "monthly interest rate" in flat and "interest rate" in flat, "a 3-word run yields its head suffix"
+    assert "monthly interest rate" in flat and "interest rate" in flat and "monthly interest" in flat, \
+        "a 3-word run yields its two-word sub-phrases"
     assert not any(any(ch.isdigit() for ch in f) for f in flat), "numbers and amounts are delimiters"
     assert "Open" not in " ".join(flat) and "Figure" in flat
 
