@@ -36,6 +36,7 @@ EXCLUDE = [
     "*batch_size", "*concurrency", "*device", "*.max_retries", "*.timeout", "*.backoff_*",
     "*.base_url", "*.base_url_env", "*.api_key_env", "*.require_api_key", "*.http_backend",
     "*.request_budget", "*cache_root", "*.show_progress", "*.use_gpu",
+    "topo.*",   # ham-topo's settings: a run never reads them (the build records its own in its report)
 ]
 CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describer.path",
            "metrics.bertscore.baseline_path"]
