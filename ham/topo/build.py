@@ -186,7 +186,8 @@ def build(cfg: DictConfig) -> Path:
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     units = corpus.by_id
-    calls = ModelCalls(with_generation_cache(instantiate(cfg.generator), cache.root), batch=int(t.batch))
+    calls = ModelCalls(with_generation_cache(instantiate(cfg.generator), cache.root), batch=int(t.batch),
+                       progress=bool(cfg.progress))
     prompts = {k: TaskPrompt.load(v) for k, v in t.prompts.items()}
     retrieve_text, descriptions = _retriever(cfg, corpus, cache)
 

@@ -80,13 +80,13 @@ class TaskStats:
 
 
 class ModelCalls:
-    def __init__(self, generator, batch: int = 64) -> None:
+    def __init__(self, generator, batch: int = 64, progress: bool = False) -> None:
         if getattr(generator, "inner", generator).__class__.__name__ == "ExtractiveGenerator" or \
                 str(getattr(generator, "model_id", "")).startswith("extractive"):
             raise ValueError("ham-topo needs a language model to write and check questions: "
                              "generator=openai generator.model=NAME (any OpenAI-compatible server) or "
                              "generator=smollm2 / generator=hf generator.model=FOLDER")
-        self.generator, self.batch = generator, max(1, int(batch))
+        self.generator, self.batch, self.progress = generator, max(1, int(batch)), progress
         self.stats: dict[str, TaskStats] = defaultdict(TaskStats)
         self.prompts: dict[str, str] = {}
 
@@ -102,9 +102,13 @@ class ModelCalls:
         stats = self.stats[task]
         chats = [ChatPrompt(prompt.render(item)) for item in items]
         out: list[Reply] = []
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(chats), desc=f"ham-topo {task}", unit="call", disable=not self.progress or not chats)
         for start in range(0, len(chats), self.batch):
             chunk = chats[start:start + self.batch]
             generations = self.generator.generate_batch(chunk)
+            bar.update(len(chunk))
             for k, g in enumerate(generations):
                 item = items[start + k]
                 stats.calls += 1
@@ -127,6 +131,7 @@ class ModelCalls:
                     out.append(self._failed(stats, f"unparseable: {exc}", g.text, g.cached))
                     continue
                 out.append(Reply(fields, raw=g.text, cached=bool(g.cached)))
+        bar.close()
         return out
 
     @staticmethod
