@@ -14,9 +14,11 @@ ordered-chain@k (bridge chains), evidence-point coverage@k (synthesis). Cells ar
 pairs, 5,000 resamples, seed 0).
 
 Cost: every configuration answers every question ``--repeats`` times after one warm-up query; the
-ratio is its mean wall time per query over hybrid's (query encoding included in both), measured
-in this process on the same machine, interleaved by question so drift hits all alike. Per-query
-rows go to ``outputs/bench/topology_retrieval/``.
+ratio is its mean wall time per query over hybrid's, measured in this process on the same machine,
+interleaved by question so drift hits all alike; once with the query encoding (what a user waits
+for) and once with it taken out (each question encoded once beforehand: the retrieval work
+itself, which the encoder otherwise hides on a small corpus). Per-query
+rows go to ``outputs/bench/topology_retrieval/<tag>/``.
 """
 from __future__ import annotations
 
@@ -85,6 +87,24 @@ def run_all(prepared: list[dict], repeats: int) -> None:
                                        "gold": [list(e.units) for e in q.evidence]}
 
 
+def time_search_only(prepared: list[dict], repeats: int) -> None:
+    """Wall time per query with the query encoding taken out (each question encoded once, then the
+    encoding served from memory), so the ratio compares the retrieval work itself."""
+    questions = prepared[0]["questions"]
+    for p in prepared:
+        retriever = p["pipeline"].retriever
+        encode = retriever.query
+        memo = {q.question: encode(q.question) for q in questions}
+        retriever.query = memo.__getitem__
+        p["search_seconds"] = defaultdict(list)
+    for q in questions:
+        for _ in range(repeats):
+            for p in prepared:
+                t0 = time.perf_counter()
+                p["pipeline"].retriever.retrieve(q.question)
+                p["search_seconds"][q.id].append(time.perf_counter() - t0)
+
+
 def by_topology(p: dict, metric: str, topology: str) -> dict:
     return {i: r["metrics"].get(metric) for i, r in p["rows"].items() if topology == "all" or r["topology"] == topology}
 
@@ -127,17 +147,21 @@ def report(prepared: list[dict], reference: str = "hybrid") -> None:
         if any(k != "ranking" for k in how):
             print(f"  {p['name']}: " + ", ".join(f"{k} {v}" for k, v in how.most_common()))
     if ref is not None:
-        base = sum(sum(v) / len(v) for v in ref["seconds"].values()) / len(ref["seconds"])
+        def mean_of(seconds):
+            return sum(sum(v) / len(v) for v in seconds.values()) / len(seconds)
+
+        base, base_search = mean_of(ref["seconds"]), mean_of(ref["search_seconds"])
         print(f"\ncost per query (mean wall time over {len(ref['seconds'])} questions x "
-              f"{len(next(iter(ref['seconds'].values())))} repeats; ratio to {reference}):")
+              f"{len(next(iter(ref['seconds'].values())))} repeats; ratio to {reference}; with the query "
+              "encoding, and without it):")
+        print("| retrieval | ms / query | ratio | ms / query, encoding excluded | ratio | units reached / query |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
         for p in prepared:
-            mean = sum(sum(v) / len(v) for v in p["seconds"].values()) / len(p["seconds"])
+            mean, search = mean_of(p["seconds"]), mean_of(p["search_seconds"])
             stats = getattr(p["pipeline"].retriever, "stats", None)
-            extra = ""
-            if stats and stats.get("queries"):
-                extra = (f"; units reached per query {stats['reached'] / stats['queries']:.1f}, scored outside "
-                         f"the pool {stats['scored_outside_pool'] / stats['queries']:.1f}")
-            print(f"  {p['name']:<16} {1000 * mean:7.2f} ms  x{mean / base:.2f}{extra}")
+            reached = f"{stats['reached'] / stats['queries']:.1f}" if stats and stats.get("queries") else "–"
+            print(f"| {p['name']} | {1000 * mean:.2f} | {mean / base:.2f} | {1000 * search:.2f} | "
+                  f"{search / base_search:.2f} | {reached} |")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -146,6 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--extra", action="append", default=[],
                         help="NAME=overrides: another config, its overrides space-separated")
     parser.add_argument("--repeats", type=int, default=5, help="timed retrievals per question and config")
+    parser.add_argument("--tag", default="default", help="subfolder of the per-query rows (one per invocation)")
     parser.add_argument("overrides", nargs="*", help="overrides for every config (e.g. encoder=bge_m3)")
     args = parser.parse_args(argv)
     configs = {name: CONFIGS[name] for name in args.configs}
@@ -154,10 +179,12 @@ def main(argv: list[str] | None = None) -> None:
         configs[name] = rest.split()
     prepared = [prepare(name, overrides, args.overrides) for name, overrides in configs.items()]
     run_all(prepared, args.repeats)
+    time_search_only(prepared, args.repeats)
     report(prepared)
-    OUT.mkdir(parents=True, exist_ok=True)
+    out = OUT / args.tag
+    out.mkdir(parents=True, exist_ok=True)
     for p in prepared:
-        (OUT / f"{p['name']}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in p["rows"].values()))
+        (out / f"{p['name']}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in p["rows"].values()))
 
 
 if __name__ == "__main__":
