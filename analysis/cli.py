@@ -17,6 +17,8 @@ Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
     topology_{topology,path,pages,modality,pattern}.{md,tex}
                                        mean ± 1.96·SE (n) by topology, ordered modality path,
                                        cross-/same-page, cross-modal/text-only, synthesis pattern
+    topology_paired.{md,tex,csv}       each variant vs the reference (--reference, else the full
+                                       HAM cell ct+si+hybrid) by topology: paired bootstrap CI, p
     topology_<dataset>.{png,pdf}, paths_<dataset>.{png,pdf}   TopoGraphRAG's Figure 3 and 4 style
     report.html                        the answers of every variant side by side
     problems.txt                       run folders or lines that were skipped, and why
@@ -39,6 +41,7 @@ from .table_format import write_table
 from .table_format import to_markdown
 from .tables import ci_table, mramg_table, paired_table, robustness_cost, table3, table4
 from .topology import topology_runs, topology_tables
+from .topology_paired import topology_paired
 from .topology_plots import path_figure, topology_figure
 
 
@@ -78,6 +81,13 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
         written += write_table(table, out)
         if printed is not None:
             printed.append(to_markdown(table))
+    paired_topology, records = topology_paired(collection, reference, n_resamples, seed)
+    if paired_topology is not None:
+        written += write_table(paired_topology, out)
+        pd.DataFrame.from_records(records).to_csv(out / "topology_paired.csv", index=False)
+        written.append(out / "topology_paired.csv")
+        if printed is not None:
+            printed.append(to_markdown(paired_topology))
     topo = topology_runs(collection)
     for dataset in sorted({r.dataset for r in topo}):
         runs = [r for r in topo if r.dataset == dataset]

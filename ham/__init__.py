@@ -6,11 +6,12 @@ Data flows one way through one subpackage per stage:
     represent/  the strings each unit is embedded as (ct, st, si, li, flat)
     enrich/     section summaries and context-aware image descriptions (cached model calls)
     index/      encoders, sparse scoring, faiss + hybrid fusion, built and cached by content
-    retrieve/   budgets k_t and k_v, plain and structural ranking
+    retrieve/   budgets k_t and k_v, plain, structural and graph ranking
     methods/    prompt assembly: HAM-RAG and the LLM-, MLLM- and Rule-based baselines
     generate/   backbones, the generation cache, cost, the interleaved-answer parser
     metrics/    the metric registry, judges, the evaluator
     run/        pipeline, resumable runner, grids, tracking
+    topo/       ham-topo: validated topology benchmarks (TopoGraphRAG-Bench's construction) over a corpus
 
 Shared by the stages: ``backends/`` (OpenAI-compatible and local model plumbing), ``datasets/``
 (questions), ``cache.py`` (content-addressed store), ``paths.py``. The ``analysis`` package

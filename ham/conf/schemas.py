@@ -275,6 +275,29 @@ class BGEReranker:
     cache_root: Optional[str] = None
 
 
+@dataclass
+class GraphSettings:
+    """``retrieval=graph`` (``ham.retrieve.graph``): what is followed from the hybrid seeds."""
+
+    follow: List[str] = field(default_factory=lambda: ["tree", "captions", "entities"])
+    seeds: int = _min(5, 1)                  # top units of each modality's ranking expanded
+    hops: int = _min(1, 1)
+    fan_out: int = _min(3, 1)                # neighbours reached per source unit and edge kind
+    weight: float = field(default=0.5, metadata={"min": 0.0, "max": 1.0})   # share of the source's score
+    max_words: int = _min(4, 1)              # entity extractor (RAKE): words per phrase
+    per_unit: int = _min(20, 1)              # phrases kept per unit
+    min_chars: int = _min(3, 1)              # shortest one-word entity
+    min_units: int = _min(2, 2)              # an anchor occurs in at least this many units
+    max_share: float = field(default=0.1, metadata={"min": 0.0, "max": 1.0})   # and at most this share
+    cache_root: Optional[str] = None         # where the entity links are cached (the run's cache root)
+
+
+@dataclass
+class GraphRetrieval(Retrieval):
+    _target_: str = "ham.retrieve.graph.GraphRetriever"
+    graph: GraphSettings = field(default_factory=GraphSettings)
+
+
 # ---- methods -------------------------------------------------------------------------------
 
 @dataclass
@@ -425,6 +448,65 @@ class Cost:
     prices: Dict[str, Dict[str, float]] = field(default_factory=dict)
 
 
+# ---- topology benchmark construction (ham-topo) ---------------------------------------------
+
+@dataclass
+class TopoEntities:
+    extractor: str = _choices("rake", "rake", "llm")
+    max_words: int = _min(4, 1)
+    per_unit: int = _min(20, 1)
+    min_chars: int = _min(3, 1)
+    min_units: int = _min(2, 2)
+    max_share: float = field(default=0.1, metadata={"min": 0.0, "max": 1.0})
+
+
+@dataclass
+class TopoBridges:
+    max: int = _min(50, 0)
+    per_entity: int = _min(3, 1)
+    min_strength: int = field(default=1, metadata={"min": 0, "max": 2})
+
+
+@dataclass
+class TopoSynthesis:
+    min_units: int = _min(5, 2)
+    min_points: int = _min(3, 2)
+    max_points: int = _min(6, 2)
+    max: int = _min(20, 0)
+
+
+@dataclass
+class TopoValidate:
+    top_k: int = _min(20, 1)
+    min_required: int = _min(3, 1)
+
+
+@dataclass
+class TopoPrompts:
+    atomic_qa: str = "atomic_qa_v1"
+    bridge_compose: str = "bridge_compose_v1"
+    synthesis: str = "synthesis_v1"
+    sufficiency: str = "sufficiency_v1"
+    entities: str = "entities_v1"
+
+
+@dataclass
+class TopoBuild:
+    """``ham-topo`` (``ham.topo.build``); ``ham`` runs do not read it."""
+
+    out: str = "${paths.output_root}/topo/${dataset.name}"
+    units: Optional[int] = _min(None, 1)     # at most this many units get an atomic QA (chosen through anchors)
+    unit_ids: List[str] = field(default_factory=list)
+    seed: int = 0
+    min_words: int = _min(12, 1)
+    batch: int = _min(64, 1)                 # prompts handed to the generator at once
+    entities: TopoEntities = field(default_factory=TopoEntities)
+    bridges: TopoBridges = field(default_factory=TopoBridges)
+    synthesis: TopoSynthesis = field(default_factory=TopoSynthesis)
+    validate: TopoValidate = field(default_factory=TopoValidate)
+    prompts: TopoPrompts = field(default_factory=TopoPrompts)
+
+
 # ---- run -----------------------------------------------------------------------------------
 
 @dataclass
@@ -464,6 +546,7 @@ class Root:
     metrics: Any = MISSING
     judge: Any = MISSING
     logger: Any = MISSING
+    topo: Any = MISSING
     name: str = MISSING
     seed: int = 0
     limit: Optional[int] = _min(None, 1)
@@ -483,7 +566,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "describer": {"file": DescriptionFile, "openai": ChatDescriber, "hf": HFDescriber, "none": Nothing},
     "encoder": {"sentence_transformers": SentenceTransformerEncoder, "bge_m3": BGEM3Encoder},
     "index": {"flat": FlatIndex, "hnsw": HNSWIndex, "ivfpq": IVFPQIndex},
-    "retrieval": {"retrieval": Retrieval},
+    "retrieval": {"retrieval": Retrieval, "graph": GraphRetrieval},
     "reranker": {"cross_encoder": CrossEncoderReranker, "bge": BGEReranker, "none": Nothing},
     "method": {"ham": HamMethod, "llm_based": LlmBasedMethod, "mllm_based": MllmBasedMethod,
                "rule_based": RuleBasedMethod},
@@ -492,4 +575,5 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "metrics": {"metrics": Metrics},
     "judge": {"openai": OpenAIJudge, "hf": HFJudge, "none": Nothing},
     "logger": {"wandb": WandbLogger, "none": Nothing},
+    "topo": {"topo": TopoBuild},
 }

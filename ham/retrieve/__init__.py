@@ -5,4 +5,6 @@
     sections.py    the section map (unit -> section, parent section) the tree-aware steps share
     diversity.py   how the k_t text slots are shared out over the tree (``retrieval=diverse|mmr``)
     rerank.py      a cross-encoder rescoring the fused text candidates (config group ``reranker``)
+    graph.py       hybrid seeds expanded along the tree, local relations and shared entities
+                   (``retrieval=graph``)
 """

@@ -36,6 +36,7 @@ EXCLUDE = [
     "*batch_size", "*concurrency", "*device", "*.max_retries", "*.timeout", "*.backoff_*",
     "*.base_url", "*.base_url_env", "*.api_key_env", "*.require_api_key", "*.http_backend",
     "*.request_budget", "*cache_root", "*.show_progress", "*.use_gpu", "*threads",
+    "topo.*",   # ham-topo's settings: a run never reads them (the build records its own in its report)
 ]
 CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describer.path",
            "metrics.bertscore.baseline_path"]
@@ -57,6 +58,9 @@ HASH = [
     "retrieval.fusion._target_", "retrieval.fusion.dense_weight", "retrieval.ranker", "retrieval.ranker.*",
     "retrieval.diversity", "retrieval.diversity.*",
     "reranker._target_", "reranker.top_n", "reranker.max_length", "reranker.use_fp16",
+    "retrieval.graph.follow", "retrieval.graph.seeds", "retrieval.graph.hops", "retrieval.graph.fan_out",
+    "retrieval.graph.weight", "retrieval.graph.max_words", "retrieval.graph.per_unit", "retrieval.graph.min_chars",
+    "retrieval.graph.min_units", "retrieval.graph.max_share",
     "method._target_", "method.template", "method.max_images", "method.min_score", "method.semantic_weight",
     "generator._target_", "generator.temperature", "generator.max_tokens", "generator.max_tokens_field",
     "generator.max_new_tokens", "generator.max_prompt_tokens", "generator.truncation_is_failure",

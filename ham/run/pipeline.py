@@ -130,6 +130,9 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
                                                            encoder=indexed.encoder,
                                                            reranker=instantiate_optional(cfg.reranker))
+    bind = getattr(retriever, "bind", None)   # retrieval=graph: image descriptions and the cache for its entity links
+    if bind is not None:
+        bind(descriptions=indexed.descriptions, cache=cache)
     assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
                                                         corpus_root=corpus.root)
     generator = with_generation_cache(instantiate(cfg.generator), cache.root)
