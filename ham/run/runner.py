@@ -188,8 +188,17 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
                 row = await score(row, case, verdicts)
         log_.write(row)
 
+    tasks = [asyncio.ensure_future(one(q)) for q in todo]
     try:
-        await asyncio.gather(*(one(q) for q in todo))
+        await asyncio.gather(*tasks)
+    except BaseException:
+        # a crash (a programming error, Ctrl-C) stops the questions still in flight before the
+        # client closes under them: closed, they would be written as api_error rows that never
+        # reached the server; stopped, they are simply not in the file and a resume asks them
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     finally:
         cpu.shutdown(wait=False, cancel_futures=True)
         if hasattr(generator, "aclose"):

@@ -109,6 +109,19 @@ def test_exhausted_budget_is_recorded_then_redone_on_resume(tmp_path, manual_doc
     assert [r["id"] for r in lines(pred)] == [f"q{i}" for i in range(8)], "rewritten: one line per question"
 
 
+def settled(server, quiet: float = 0.3) -> int:
+    """The server's request count once nothing new has arrived for ``quiet`` seconds: a request
+    the crashed run had sent before it stopped can reach the server's log after the crash."""
+    import time
+
+    count = len(server.requests)
+    while True:
+        time.sleep(quiet)
+        if len(server.requests) == count:
+            return count
+        count = len(server.requests)
+
+
 def test_crash_mid_run_resumes_without_loss_or_duplicates(tmp_path, manual_doc):
     pred = tmp_path / "predictions.jsonl"
 
@@ -124,7 +137,7 @@ def test_crash_mid_run_resumes_without_loss_or_duplicates(tmp_path, manual_doc):
         assert "q5" not in written and 0 < len(written) < 12
         with pred.open("a") as fh:
             fh.write('{"id": "q11", "quest')        # a line torn by the kill
-        asked_before = len(server.requests)
+        asked_before = settled(server)
         rows = run(pred, questions(12), generator(server), manual_doc)
         asked_again = [asked(b) for b in server.requests[asked_before:]]
     assert sorted(asked_again) == sorted(f"question {i[1:]}" for i in {f"q{n}" for n in range(12)} - set(written))
