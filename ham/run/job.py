@@ -1,8 +1,9 @@
 """One run of a config, end to end, into ``outputs/runs/<name>/<run id>/``:
 
     config.yaml         the resolved config (secret-looking keys redacted) and the option per group
-    run.json            run id and its identity record, corpus hash, index keys, model ids, versions,
-                        git commit, SLURM ids, ingest report, the evidence mapping's counts
+    run.json            run id and its identity record (secret-looking keys redacted), corpus hash,
+                        index keys, model ids, versions, git commit, SLURM ids, ingest report, the
+                        evidence mapping's counts
     evidence_mapping.json  which gold evidence item mapped to which unit ids by which rule, which
                         stayed unresolved and why (``ham.datasets.evidence``; questions with evidence)
     predictions.jsonl   one row per question, appended and flushed as each finishes (``runner``)
@@ -162,7 +163,8 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
               " (rows answered under an index that has since changed are answered again)", file=sys.stderr)
     encoder = getattr(pipeline.retriever, "encoder", None)
     run_info = {"run_id": rid, "name": cfg.name, "grid": choices.get("grid"), "choices": choices,
-                "identity": identity(cfg, resolve_path(cfg.paths.cache_root, must_exist=False)),
+                # the record the id hashes, secret-looking keys redacted as in config.yaml
+                "identity": redact(identity(cfg, resolve_path(cfg.paths.cache_root, must_exist=False))),
                 "corpus_root": str(corpus.root) if corpus is not None else None,
                 "corpus_hash": corpus.content_hash if corpus is not None else None, "index": info,
                 "slurm": grid.slurm_ids(), "encoder": getattr(encoder, "model_id", None),

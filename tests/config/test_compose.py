@@ -3,6 +3,7 @@ signature of the class it instantiates; bad values fail at compose time naming t
 import inspect
 import shutil
 
+import numpy as np
 import pytest
 from hydra.errors import ConfigCompositionException
 from hydra.utils import get_class
@@ -160,3 +161,41 @@ def test_copying_the_demo_corpus_elsewhere_keeps_the_run_id(tmp_path):
     (there / "corpus" / "extra.md").write_text("# A new document\n\nSome text.\n")
     assert run_id(_compose(["dataset=custom", f"dataset.path={there / 'corpus'}",
                             f"dataset.questions={demo.dataset.questions}"])) not in ids
+
+
+def test_the_default_fusion_is_0_7_dense_plus_0_3_sparse_for_every_fused_retrieval():
+    from hydra.utils import instantiate
+
+    for option in ("hybrid", "diverse", "mmr", "structural"):
+        fusion = instantiate(_compose([f"retrieval={option}"]).retrieval.fusion)
+        # one candidate best on the dense side, one best on the sparse side: each min-max scaled to 1
+        assert fusion(np.array([[0.9, 0.1], [2.0, 7.0]], dtype=np.float32)).tolist() == \
+            pytest.approx([0.7, 0.3]), option
+
+
+def _procedure_doc():
+    from ham.ingest.builder import Block, TreeBuilder
+
+    b = TreeBuilder("p", "P", "p.md", "markdown")
+    b.add(Block("heading", "1. Filter", level=1))
+    b.add(Block("text", "The filter sits behind the front cover."))
+    b.add(Block("image", image="img/f.png", image_path="img/f.png", alt="filter"))
+    b.add(Block("text", "Figure 1. The filter behind the front cover."))
+    b.add(Block("heading", "2. Replace the filter", level=1))
+    b.add(Block("step", "Switch off the pump."))
+    b.add(Block("step", "Undo the screws."))
+    b.add(Block("end_steps"))
+    return b.finish()
+
+
+@pytest.mark.parametrize("units", ["blocks", "merged", "sections"])
+def test_units_as_configured_keep_captions_on_images_and_merge_text_only_steps(units):
+    from hydra.utils import instantiate
+
+    built = instantiate(_compose([f"units={units}"]).units).build([_procedure_doc()])
+    texts = [u.content for u in built if u.modality == "text"]
+    image = next(u for u in built if u.kind == "image")
+    assert image.caption == "Figure 1. The filter behind the front cover."
+    assert not any("Figure 1." in t for t in texts), "the caption does not take a text slot (units.captions=image)"
+    if units != "blocks":
+        assert "Step 1. Switch off the pump.\nStep 2. Undo the screws." in texts, "units.steps=merge"

@@ -73,6 +73,21 @@ def test_moving_the_data_folder_or_a_model_folder_keeps_the_id(tmp_path):
     assert model_identity("Qwen/Qwen2.5-7B-Instruct") == "Qwen/Qwen2.5-7B-Instruct"
 
 
+def test_hidden_folders_are_not_part_of_the_corpus_but_every_visible_file_is(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n\nThe pump.\n")
+    before = _id("dataset=custom", f"dataset.path={corpus}", "dataset.questions=/data/q.jsonl")
+    # what ingest writes beside the documents (extracted images, MMDocIR crops) is not the corpus
+    (corpus / ".ham" / "images").mkdir(parents=True)
+    (corpus / ".ham" / "images" / "0f3a.png").write_bytes(b"\x89PNG not really")
+    (corpus / "sub" / ".cache").mkdir(parents=True)
+    (corpus / "sub" / ".cache" / "x.json").write_text("{}")
+    assert _id("dataset=custom", f"dataset.path={corpus}", "dataset.questions=/data/q.jsonl") == before
+    (corpus / "sub" / "b.md").write_text("# B\n")
+    assert _id("dataset=custom", f"dataset.path={corpus}", "dataset.questions=/data/q.jsonl") != before
+
+
 def test_identity_records_content_hashes_not_paths():
     record = identity(compose([], return_hydra_config=False))
     assert "dataset.path" in record and "/" not in record["dataset.path"] and "paths.output_root" not in record

@@ -90,6 +90,9 @@ def test_retriever_from_config_finds_the_right_unit(first):
                                                                   encoder=built.encoder)
     hits = retriever.retrieve("How do I log in to the web interface of the router?")
     assert len(hits.text) <= 15 and len(hits.images) <= 10 and hits.images
+    # one index per modality: an image never takes a text slot, nor text an image slot (k_t, k_v)
+    assert {h.unit.modality for h in hits.text} == {"text"} and {h.unit.modality for h in hits.images} == {"image"}
+    assert set(built.indexes["text"].unit_ids) == {u.unit_id for u in corpus.units if u.modality == "text"}
     assert any("web-login" in h.unit.image for h in hits.images[:2])
 
 

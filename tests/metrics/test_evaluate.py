@@ -76,6 +76,15 @@ def test_failed_generation_scores_zero_and_keeps_retrieval(evaluator):
     assert s["ir"] == 0.5, "retrieval metrics do not depend on the generation"
 
 
+def test_failed_generation_scores_zero_where_no_image_was_expected_too(evaluator):
+    # an answer without images scores 1 when the reference shows none; a failed one scores 0
+    answered, failed = evaluator.score(_case("Just text.", reference="Only text.")), \
+        evaluator.score(_case(None, reference="Only text."))
+    assert answered["image_f1"] == 1.0
+    assert failed["image_precision"] == failed["image_recall"] == failed["image_f1"] == 0.0
+    assert failed["average_score"] == 0.0
+
+
 @pytest.fixture
 def judged(metrics_cfg, context_scorer, tmp_path):
     replies = {"tcr15": "Covered. <sufficient>1</sufficient>", "overall_quality": QUALITY}

@@ -1,5 +1,5 @@
-"""Secret redaction, as config.yaml and W&B see a config (the default suite covers it; the W&B
-mirror itself is a slow test)."""
+"""Secret redaction, as config.yaml, run.json and W&B see a config (the default suite covers it;
+the W&B mirror itself is a slow test)."""
 from ham.run.tracking import REDACTED, redact
 
 
@@ -22,3 +22,32 @@ def test_settings_that_only_mention_a_secret_are_kept():
 
 def test_empty_secrets_stay_empty():
     assert redact({"api_key": None, "token": ""}) == {"api_key": None, "token": ""}
+
+
+def test_a_runs_config_yaml_has_its_secrets_redacted(tmp_path):
+    import json
+
+    import yaml
+
+    from ham.conf import compose
+    from ham.run.job import run
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "pump.md").write_text("# Pump\n\n## Filter\n\nReplace the filter every six months.\n")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text('{"id": "q1", "question": "How often is the filter replaced?"}\n')
+    out = run(compose(["dataset=custom", f"dataset.path={corpus}", f"dataset.questions={questions}",
+                       f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+                       "progress=false", "metrics.names=[image_f1]", "+site.api_key=sk-do-not-write",
+                       "+site.hf_token=hf_do_not_write"]))
+    text = (out / "config.yaml").read_text()
+    assert "do-not-write" not in text and "do_not_write" not in text
+    saved = yaml.safe_load(text)
+    assert saved["site"] == {"api_key": REDACTED, "hf_token": REDACTED}
+    assert saved["generator"]["max_sentences"] == 5 and saved["choices"]["generator"] == "extractive", "the rest is kept"
+    # nor does any other file of the run hold them (run.json keeps the identity record, redacted)
+    leaks = [f.name for f in out.iterdir() if f.is_file() and "do-not-write" in f.read_text(errors="ignore")]
+    assert leaks == []
+    identity = json.loads((out / "run.json").read_text())["identity"]
+    assert identity["site.api_key"] == REDACTED and identity["generator.max_sentences"] == 5

@@ -11,9 +11,10 @@ error message: ``(400, "maximum context length is 8 tokens")``. ``"hang"`` sleep
 word every ``trickle_seconds`` (bytes keep coming, the reply takes long: what a looping model
 does); ``"length"`` answers normally but with ``finish_reason: "length"`` (a reply cut at
 max_tokens); ``"no_usage"`` answers without token usage (as ``transformers serve`` does).
-``server.max_in_flight`` is the most requests it was handling at once. ``force_stream=True`` answers in
-server-sent-event chunks even when the request asks for no streaming (as ``transformers serve``
-4.57 does). Every request body is kept in ``server.requests``.
+``server.max_in_flight`` is the most requests it was handling at once. ``force_stream=True``
+answers in server-sent-event chunks even when the request asks for no streaming (as
+``transformers serve`` 4.57 does). A 429 carries ``Retry-After: retry_after`` (``"0"`` unless
+set). Every request body is kept in ``server.requests``.
 """
 from __future__ import annotations
 
@@ -49,12 +50,14 @@ class _Server(ThreadingHTTPServer):
 
 class ChatServer:
     def __init__(self, responder: Callable[[dict], str] | None = None, latency: float = 0.0,
-                 force_stream: bool = False, hang_seconds: float = 5.0, trickle_seconds: float = 0.1) -> None:
+                 force_stream: bool = False, hang_seconds: float = 5.0, trickle_seconds: float = 0.1,
+                 retry_after: str = "0") -> None:
         self.responder = responder or (lambda body: f"echo: {_last_user_text(body)[:200]}")
         self.latency = latency
         self.force_stream = force_stream
         self.hang_seconds = hang_seconds
         self.trickle_seconds = trickle_seconds
+        self.retry_after = retry_after
         self.requests: list[dict] = []
         self.in_flight = self.max_in_flight = 0
         self._faults: deque = deque()
@@ -129,7 +132,7 @@ class ChatServer:
                     headers_retry = fault == 429
                     self.send_response(fault)
                     if headers_retry:
-                        self.send_header("Retry-After", "0")
+                        self.send_header("Retry-After", server.retry_after)
                     payload = json.dumps(error).encode()
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))

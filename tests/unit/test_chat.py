@@ -36,6 +36,13 @@ def test_retries_429_500_and_malformed_then_succeeds():
     assert reply.text == "ok" and reply.attempts == 5 and len(server.requests) == 5
 
 
+def test_a_retry_never_comes_sooner_than_retry_after():
+    with ChatServer(responder=lambda body: "ok", retry_after="0.6") as server:
+        server.script(429)
+        reply = client(server, max_retries=1, backoff_max=5.0).chat(Q)   # its own backoff: at most 0.01 s
+    assert reply.text == "ok" and reply.attempts == 2 and reply.seconds >= 0.6
+
+
 def test_failure_after_retries_is_a_reply_with_error():
     with ChatServer() as server:
         server.script(500, 500, 500)

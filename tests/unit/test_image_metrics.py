@@ -33,6 +33,8 @@ def test_gold_text_recall_normalises_whitespace_and_case():
     assert gold_text_recall(["click the reconcile button"], retrieved) == 1.0
     assert gold_text_recall(["click the reconcile button", "not there"], retrieved) == 0.5
     assert gold_text_recall([], retrieved) is None
+    # the gold passage is normalised as well: written with its own case and line breaks
+    assert gold_text_recall(["Click the\nReconcile  Button"], retrieved) == 1.0
 
 
 def test_aggregate_skips_undefined_and_reports_n():
