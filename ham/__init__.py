@@ -2,19 +2,23 @@
 
 Data flows one way through one subpackage per stage:
 
-    ingest/     sources -> Document trees (document.py) -> evidence units e_i (units.py)
+    ingest/     sources -> Document trees (document.py); granularity.py cuts them into
+                evidence units e_i (units.py): blocks, merged or sections
     represent/  the strings each unit is embedded as (ct, st, si, li, flat)
     enrich/     section summaries and context-aware image descriptions (cached model calls)
     index/      encoders, sparse scoring, faiss + hybrid fusion, built and cached by content
-    retrieve/   budgets k_t and k_v, plain, structural and graph ranking
+    retrieve/   budgets k_t, k_v, k_tab; fused, structural, diverse, MMR and graph ranking; reranking
     methods/    prompt assembly: HAM-RAG and the LLM-, MLLM- and Rule-based baselines
     generate/   backbones, the generation cache, cost, the interleaved-answer parser
     metrics/    the metric registry, judges, the evaluator
-    run/        pipeline, resumable runner, grids, tracking
+    run/        pipeline, resumable runner, run identity, grids, tracking
+    report/     one run's report.html and metrics plot, from its folder
     topo/       ham-topo: validated topology benchmarks (TopoGraphRAG-Bench's construction) over a corpus
 
 Shared by the stages: ``backends/`` (OpenAI-compatible and local model plumbing), ``datasets/``
-(questions), ``cache.py`` (content-addressed store), ``paths.py``. The ``analysis`` package
+(questions and gold evidence), ``conf/`` (config groups and schemas), ``cli/`` (entry points),
+``cache.py`` (content-addressed store), ``text.py`` and ``images.py`` (the one tokeniser and image
+decoder), ``paths.py``. The ``analysis`` package
 (tables, CIs, figures) reads ``outputs/`` only; nothing in ``ham`` imports it.
 """
 

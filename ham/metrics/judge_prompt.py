@@ -38,21 +38,11 @@ texts only; its value is then the mean of its items (``value``), or None for a t
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
-import yaml
+from ham.prompt_file import PromptFile, ReplyError, fields_of, numbered_tags, render, tagged_integer, tagged_texts
 
-_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n(.*)\Z", re.DOTALL)
-_ROLE = re.compile(r"^###\s*(system|user|assistant)\s*$", re.MULTILINE)
-_FIELD = re.compile(r"\{\{\s*(\w+)\s*\}\}")
-_INT = re.compile(r"\s*([+-]?\d+)\s*")
-
-
-class JudgeParseError(ValueError):
-    """A judge reply without a valid score."""
+JudgeParseError = ReplyError   # a judge reply without a valid score (the one reply error, ham/prompt_file.py)
 
 
 @dataclass(frozen=True)
@@ -70,23 +60,15 @@ class JudgePrompt:
 
     @classmethod
     def load(cls, name_or_path: str) -> "JudgePrompt":
-        path = Path(name_or_path)
-        if path.suffix == ".txt" and path.exists():
-            text, name = path.read_text(encoding="utf-8"), path.stem
-        else:
-            ref = resources.files("ham.metrics.prompts").joinpath(f"{name_or_path}.txt")
-            if not ref.is_file():
-                raise FileNotFoundError(f"judge prompt {name_or_path!r}: no file {name_or_path}.txt in "
-                                        "ham/metrics/prompts/ and no such path")
-            text, name = ref.read_text(encoding="utf-8"), name_or_path
-        return cls.parse(text, name)
+        return cls.from_file(PromptFile.load(name_or_path, "ham.metrics.prompts", "judge prompt"))
 
     @classmethod
     def parse(cls, text: str, name: str) -> "JudgePrompt":
-        m = _FRONT.match(text)
-        if not m:
-            raise ValueError(f"judge prompt {name}: no YAML front matter between '---' lines")
-        meta = yaml.safe_load(m.group(1)) or {}
+        return cls.from_file(PromptFile.parse(text, name, "judge prompt"))
+
+    @classmethod
+    def from_file(cls, prompt: PromptFile) -> "JudgePrompt":
+        meta, name = prompt.meta, prompt.name
         texts = tuple((str(k), None if v is None else int(v)) for k, v in (meta.get("texts") or {}).items())
         items = str(meta["items"]) if meta.get("items") else None
         scores = tuple(str(s) for s in meta.get("scores") or ())
@@ -98,25 +80,17 @@ class JudgePrompt:
         main = meta.get("main")
         if scores and main not in scores:
             raise ValueError(f"judge prompt {name}: main score {main!r} is not among {list(scores)}")
-        parts = _ROLE.split(m.group(2))
-        messages = tuple((role, body.strip()) for role, body in zip(parts[1::2], parts[2::2]))
-        if not messages:
-            raise ValueError(f"judge prompt {name}: no '### system' / '### user' message sections")
         low, high = (int(x) for x in meta.get("range") or (0, 0))
         values = tuple(int(v) for v in meta["values"]) if meta.get("values") is not None else None
-        return cls(name, str(meta["metric"]), scores, None if main is None else str(main), low, high, messages,
-                   items, values, texts)
+        return cls(name, str(meta["metric"]), scores, None if main is None else str(main), low, high,
+                   prompt.messages, items, values, texts)
 
     @property
     def fields(self) -> set[str]:
-        return {f for _, body in self.messages for f in _FIELD.findall(body)}
+        return fields_of(self.messages)
 
     def render(self, fields: dict[str, str]) -> list[dict]:
-        unknown = self.fields - set(fields)
-        if unknown:
-            raise KeyError(f"judge prompt {self.name} needs fields {sorted(unknown)}")
-        return [{"role": role, "content": _FIELD.sub(lambda m: str(fields[m.group(1)]), body)}
-                for role, body in self.messages]
+        return render(self.messages, fields, f"judge prompt {self.name}")
 
     def parse_reply(self, reply: str | None, n_items: int | None = None) -> dict:
         """Every score tag of the reply (and every item and text tag), strictly; raises
@@ -127,41 +101,14 @@ class JudgePrompt:
         if self.items:
             if n_items is None or n_items < 1:
                 raise ValueError(f"judge prompt {self.name} judges items: parse_reply needs n_items >= 1")
-            numbers = {int(n) for n in re.findall(rf"<\s*{self.items}_(\d+)\s*>", reply, re.IGNORECASE)}
-            extra = sorted(n for n in numbers if not 1 <= n <= n_items)
-            if extra:
-                raise JudgeParseError(f"<{self.items}_{extra[0]}> but only {n_items} item(s) were given")
-            for n in range(1, n_items + 1):
-                scores[f"{self.items}_{n}"] = self._integer(reply, f"{self.items}_{n}")
+            for tag in numbered_tags(reply, self.items, n_items):
+                scores[tag] = self._integer(reply, tag)
         for tag, count in self.texts:
-            found = [" ".join(t.split()) for t in _tagged(reply, tag)]
-            if not found:
-                raise JudgeParseError(f"no <{tag}> tag")
-            if any(not t for t in found):
-                raise JudgeParseError(f"an empty <{tag}>")
-            if count is not None and len(found) != count:
-                raise JudgeParseError(f"{len(found)} <{tag}> tags, {count} asked for")
-            scores[tag] = found
+            scores[tag] = tagged_texts(reply, tag, count)
         return scores
 
     def _integer(self, reply: str, tag: str) -> int:
-        found = _tagged(reply, tag)
-        if not found:
-            raise JudgeParseError(f"no <{tag}> tag")
-        values = set()
-        for raw in found:
-            m = _INT.fullmatch(raw)
-            if not m:
-                raise JudgeParseError(f"<{tag}> holds {raw.strip()[:40]!r}, not an integer")
-            values.add(int(m.group(1)))
-        if len(values) > 1:
-            raise JudgeParseError(f"<{tag}> given {len(found)} times with different values {sorted(values)}")
-        value = values.pop()
-        if not self.low <= value <= self.high:
-            raise JudgeParseError(f"<{tag}> = {value} is outside {self.low}..{self.high}")
-        if self.values is not None and value not in self.values:
-            raise JudgeParseError(f"<{tag}> = {value} is not one of {', '.join(map(str, self.values))}")
-        return value
+        return tagged_integer(reply, tag, self.low, self.high, self.values)
 
     def value(self, scores: dict) -> float | None:
         """The judgment's value: the main score; else the mean of the item verdicts; else None."""
@@ -171,8 +118,3 @@ class JudgePrompt:
             verdicts = [v for k, v in scores.items() if k.startswith(f"{self.items}_")]
             return sum(verdicts) / len(verdicts) if verdicts else None
         return None
-
-
-def _tagged(reply: str, tag: str) -> list[str]:
-    """The contents of every ``<tag>...</tag>`` of the reply, in order."""
-    return re.findall(rf"<\s*{tag}\s*>(.*?)<\s*/\s*{tag}\s*>", reply, re.IGNORECASE | re.DOTALL)

@@ -106,7 +106,8 @@ def _corpus(tmp):
 
 
 def _cfg(tmp, root, descriptions, server, cache, out, *extra):
-    return compose(["dataset=custom", "dataset.name=cards", f"dataset.path={root}", f"dataset.descriptions={descriptions}",
+    return compose(["dataset=custom", "units=blocks",  # one unit per card: the scripted replies are written per leaf
+                    "dataset.name=cards", f"dataset.path={root}", f"dataset.descriptions={descriptions}",
                     "generator=openai", "generator.model=scripted", f"generator.base_url={server.base_url}",
                     "generator.require_api_key=false", "generator.max_retries=0", "generator.concurrency=4",
                     "topo.entities.max_share=1.0", "topo.bridges.max=10", "topo.batch=8", f"topo.out={out}",
