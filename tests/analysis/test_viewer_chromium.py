@@ -38,7 +38,7 @@ def test_report_renders_in_chromium(tmp_path):
     assert "hidden" not in banner.group(0) and "figures/gone.png" in banner.group(1)
 
     shot = tmp_path / "shot.png"
-    _chromium(tmp_path, "--window-size=1200,1400", f"--screenshot={shot}", url)
+    _chromium(tmp_path, "--window-size=1200,3200", f"--screenshot={shot}", url)
     image = Image.open(shot).convert("RGB")
     colours = image.getcolors(maxcolors=1 << 22)
     assert colours is not None and len(colours) > 50, "not a blank page"

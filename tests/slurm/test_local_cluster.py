@@ -53,8 +53,8 @@ def test_ablation_grid_runs_to_completion(cluster, tmp_path):
     for run in runs:
         metrics = json.loads((run / "metrics.json").read_text())
         assert metrics["n_questions"] == 2
-        cfg = (run / "config.yaml").read_text()
-        combos.add((cfg.split("text_repr:\n  name: ")[1][:2], cfg.split("image_repr:\n  name: ")[1][:2]))
+        choices = json.loads((run / "run.json").read_text())["choices"]
+        combos.add((choices["text_repr"], choices["image_repr"]))
     assert combos == {("ct", "si"), ("ct", "li"), ("st", "si"), ("st", "li")}
 
 
