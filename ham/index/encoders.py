@@ -17,6 +17,8 @@ so a run whose index is cached loads its encoder only when the first query needs
 """
 from __future__ import annotations
 
+import math
+
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -196,9 +198,11 @@ class SentenceTransformerEncoder(BatchedEncoder):
         return self._model
 
     @property
-    def max_tokens(self) -> int:
-        """The model's window: longer strings are truncated before they are embedded."""
-        return int(self.model.max_seq_length)
+    def max_tokens(self) -> int | None:
+        """The model's window: longer strings are truncated before they are embedded. None for a
+        model without one (a ``StaticEmbedding`` reports infinity)."""
+        window = self.model.max_seq_length
+        return int(window) if window is not None and math.isfinite(window) else None
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]

@@ -127,3 +127,25 @@ def test_truncation_by_the_encoder_window_is_counted_when_strings_are_embedded(t
     assert info["truncation"] == {"max_tokens": 16, "strings": 3, "over_window": 2, "content_cut": 1}
     _, again = index_strings(["a", "b", "c"], texts, encoder, FlatSpec(), FolderCache(tmp_path), contents=contents)
     assert again["embeddings_reused"] and again["truncation"] == info["truncation"], "kept beside the embeddings"
+
+
+def test_a_model_without_a_window_embeds_and_reports_no_truncation(tmp_path):
+    # StaticEmbedding (mean of contextless token vectors) has max_seq_length = inf: truncation
+    # counting must skip it, not fail the index build
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import StaticEmbedding
+
+    from ham.cache import FolderCache
+    from ham.index.build import index_strings
+    from ham.index.dense import FlatSpec
+    from ham.index.encoders import minilm_path
+
+    tokenizer = SentenceTransformer(str(minilm_path()), device="cpu").tokenizer.backend_tokenizer
+    weights = np.random.default_rng(0).normal(size=(tokenizer.get_vocab_size(), 8)).astype(np.float32)
+    SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_weights=weights)]).save(str(tmp_path / "static"))
+    encoder = SentenceTransformerEncoder(str(tmp_path / "static"))
+    assert encoder.max_tokens is None
+    index, info = index_strings(["a", "b"], ["Content: " + "word " * 400, "Content: short"], encoder, FlatSpec(),
+                                FolderCache(tmp_path / "cache"), contents=["word " * 400, "short"])
+    assert info["truncation"] is None
+    assert info["size"] == 2
