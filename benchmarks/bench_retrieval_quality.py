@@ -149,7 +149,7 @@ def report(results: dict, reference: str = "flat", target: str = "ham") -> None:
         for name, res in results.items():
             if name == reference:
                 continue
-            for key in ("text@5", "text@15", "image@10"):
+            for key in ("text@1", "text@5", "text@15", "text@4kc", "image@10"):
                 a = {i: r[key] for i, r in res["rows"].items()}
                 b = {i: r[key] for i, r in results[reference]["rows"].items()}
                 p = paired(a, b, n_resamples=5000)
@@ -170,6 +170,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, help="only the first N questions")
     parser.add_argument("--saved", action="store_true", help="report the saved per-question results of the "
                         "named configs again, without retrieving")
+    parser.add_argument("--reference", default="flat", help="the config the paired differences are taken "
+                        "against (default flat)")
     parser.add_argument("overrides", nargs="*", help="overrides applied to every config (e.g. encoder=bge_m3)")
     args = parser.parse_args(argv)
     dataset = [f"dataset={args.dataset}"]
@@ -181,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
         # every config is composed before the first is run, so a long run uses the configs as they were
         composed = {name: config([*args.overrides, *o], dataset) for name, o in configs.items()}
         results = {name: evaluate(name, cfg, args.limit) for name, cfg in composed.items()}
-    report(results)
+    report(results, reference=args.reference)
 
 
 def saved(name: str) -> dict:

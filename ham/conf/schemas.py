@@ -170,6 +170,7 @@ class SentenceTransformerEncoder:
     max_seq_length: Optional[int] = _min(None, 1)
     show_progress: bool = False
     query_threads: Optional[int] = _min(1, 1)   # torch threads for one query's encode (None: all)
+    long_text: str = _choices("windows", "truncate", "windows")   # ham.index.windows
 
 
 @dataclass
@@ -183,6 +184,7 @@ class BGEM3Encoder:
     use_fp16: Optional[bool] = None
     show_progress: bool = False
     query_threads: Optional[int] = _min(1, 1)
+    long_text: str = _choices("windows", "truncate", "windows")
 
 
 @dataclass

@@ -4,8 +4,9 @@ every run of a grid.
 
 Cache entries (``<cache root>/<kind>/<key>/``), each keyed by what determines its content:
 
-  embeddings/  dense.npy (+ sparse.npz for BGE-M3), ids.json   key: the exact strings embedded
-                                                                (unit ids + texts) x encoder id@revision
+  embeddings/  dense.npy (+ sparse.npz for BGE-M3), ids.json,  key: the exact strings embedded
+               truncation.json                                 (unit ids + texts) x encoder id@revision
+                                                                x configured window x long_text mode
   bm25/        the bm25s index                                 key: the exact strings
   index/       dense.faiss, meta.json                          key: embeddings key x index config
   summaries/, descriptions/   one JSON per model call          key: model id x prompt version x inputs
@@ -38,6 +39,7 @@ from ham.index.encoders import BatchedEncoder
 from ham.index.dense import FaissSpec, FlatSpec
 from ham.index.hybrid import HybridIndex
 from ham.index.sparse import BM25Sparse, LexicalSparse
+from ham.index.windows import WINDOWS_VERSION, encode_windowed, truncation
 from ham.text import TOKENIZER_VERSION
 from ham.represent.templates import Representer
 from ham.enrich.summaries import Summaries, summarise_sections
@@ -66,22 +68,6 @@ def index_modality(units: list, modality: str, representer: Representer, encoder
     return index, info
 
 
-def truncation(contents: list[str], texts: list[str], encoder: BatchedEncoder) -> dict | None:
-    """How many embedded strings exceed the encoder's window, and in how many of those the unit's
-    own content is cut (the fields after it, summaries and neighbours, are what a window should
-    lose first); None for an encoder that cannot count tokens."""
-    limit = getattr(encoder, "max_tokens", None)
-    count = getattr(encoder, "count_tokens", None)
-    if not limit or count is None or not texts:
-        return None
-    lengths = count(texts)
-    over = [i for i, n in enumerate(lengths) if n > limit]
-    ends = [texts[i][: texts[i].find(contents[i]) + len(contents[i])] if contents[i] in texts[i]
-            else texts[i] for i in over]
-    cut = sum(n > limit for n in count(ends)) if ends else 0
-    return {"max_tokens": limit, "strings": len(texts), "over_window": len(over), "content_cut": cut}
-
-
 def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spec: FaissSpec,
                   cache: FolderCache, meta: dict | None = None,
                   sparse_texts: list[str] | None = None,
@@ -96,14 +82,24 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     sparse_digest = digest if sparse_texts is texts else strings_digest(ids, sparse_texts)
     meta = {**(meta or {}), "encoder": encoder.model_id, "strings": digest}
 
+    windowed = contents is not None and getattr(encoder, "long_text", "truncate") == "windows"
+
     def embed(folder: Path) -> None:
-        encoder.encode_to(texts, folder, desc=f"{meta.get('modality', '')} units")
-        if contents is not None:
-            (folder / "truncation.json").write_text(json.dumps(truncation(contents, texts, encoder)))
+        desc = f"{meta.get('modality', '')} units"
+        if windowed:
+            plan = encode_windowed(encoder, texts, contents, folder, desc)
+            (folder / "truncation.json").write_text(json.dumps(truncation(contents, texts, encoder, plan)))
+        else:
+            encoder.encode_to(texts, folder, desc=desc)
+            if contents is not None:
+                (folder / "truncation.json").write_text(json.dumps(truncation(contents, texts, encoder)))
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
 
-    ekey = key_of(["embeddings", digest, encoder.model_id, INDEX_VERSION])
+    window = getattr(encoder, "window_setting", None)
+    ekey = key_of(["embeddings", digest, encoder.model_id, INDEX_VERSION,
+                   *(["window", window] if window is not None else []),
+                   *(["windows", WINDOWS_VERSION] if windowed else [])])
     efolder, e_reused = cache.get_or_build("embeddings", ekey, embed)
     sparse_folder, sparse_kind = efolder, LexicalSparse.kind
     if not encoder.has_sparse:

@@ -79,6 +79,13 @@ class BatchedEncoder:
     batch_size = 64
     show_progress = False
     query_threads: int | None = 1    # torch threads for one query (indexing batches use them all)
+    long_text = "truncate"           # or "windows": ham.index.windows
+
+    @property
+    def window_setting(self) -> int | None:
+        """The configured window, known without loading the model (None: the model's own, which
+        its id fixes); it enters the embeddings' cache key."""
+        return None
 
     def _encode_batch(self, texts: list[str]) -> Encoded:
         raise NotImplementedError
@@ -173,11 +180,27 @@ def _empty_device_cache() -> None:
         torch.cuda.empty_cache()
 
 
+LONG_TEXT = ("truncate", "windows")
+
+
+def check_long_text(mode: str) -> str:
+    if mode not in LONG_TEXT:
+        raise ValueError(f"encoder.long_text must be one of {', '.join(LONG_TEXT)}, not {mode!r}")
+    return mode
+
+
+def _offsets(tokenizer, text: str) -> list[tuple[int, int]]:
+    """Character spans of ``text``'s tokens (no special tokens), from a fast tokenizer."""
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False)
+    return [(int(a), int(b)) for a, b in enc["offset_mapping"] if b > a]
+
+
 class SentenceTransformerEncoder(BatchedEncoder):
     """A sentence-transformers model. ``model`` is ``minilm`` (the bundled default) or a path."""
 
     def __init__(self, model: str = "minilm", batch_size: int = 64, device: str | None = None,
-                 max_seq_length: int | None = None, show_progress: bool = False, query_threads: int | None = 1) -> None:
+                 max_seq_length: int | None = None, show_progress: bool = False, query_threads: int | None = 1,
+                 long_text: str = "windows") -> None:
         self.path = minilm_path() if model == "minilm" else Path(model)
         if not self.path.exists():
             raise FileNotFoundError(f"encoder model folder {self.path} does not exist")
@@ -185,6 +208,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
         self.model_id = f"sentence-transformers:{self.path.name}@{folder_revision(self.path)}"
         self.batch_size, self.show_progress = batch_size, show_progress
         self.device, self.max_seq_length, self.query_threads = device, max_seq_length, query_threads
+        self.long_text = check_long_text(long_text)
         self._model = None
 
     @property
@@ -207,6 +231,13 @@ class SentenceTransformerEncoder(BatchedEncoder):
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
         return [len(ids) for ids in enc]
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        return _offsets(self.model.tokenizer, text)
+
+    @property
+    def window_setting(self) -> int | None:
+        return self.max_seq_length
 
     @property
     def dim(self) -> int:
@@ -242,7 +273,7 @@ class BGEM3Encoder(BatchedEncoder):
 
     def __init__(self, model: str = "BAAI/bge-m3", batch_size: int = 32, max_length: int = 1024,
                  query_max_length: int = 512, device: str | None = None, use_fp16: bool | None = None,
-                 show_progress: bool = False, query_threads: int | None = 1) -> None:
+                 show_progress: bool = False, query_threads: int | None = 1, long_text: str = "windows") -> None:
         import json
 
         from ham.backends.local import torch_device
@@ -253,6 +284,7 @@ class BGEM3Encoder(BatchedEncoder):
         self.model_id = f"bge-m3:{Path(model).name}@{folder_revision(self.path)}"
         self.batch_size, self.show_progress = batch_size, show_progress
         self.max_length, self.query_max_length, self.query_threads = max_length, query_max_length, query_threads
+        self.long_text = check_long_text(long_text)
         config = json.loads((self.path / "config.json").read_text())
         self.dim, self.sparse_dim = int(config["hidden_size"]), int(config["vocab_size"])
         self._model = None
@@ -261,12 +293,23 @@ class BGEM3Encoder(BatchedEncoder):
     def max_tokens(self) -> int:
         return int(self.max_length)
 
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+    @property
+    def window_setting(self) -> int:
+        return int(self.max_length)
+
+    @property
+    def tokenizer(self):
         if not hasattr(self, "_tokenizer"):
             from transformers import AutoTokenizer
 
             self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
-        return [len(ids) for ids in self._tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]]
+        return self._tokenizer
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]]
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        return _offsets(self.tokenizer, text)
 
     @property
     def model(self):

@@ -51,6 +51,7 @@ HASH = [
     "describer._target_", "describer.max_words", "describer.max_tokens", "describer.max_new_tokens",
     "describer.max_side", "describer.temperature", "describer.max_prompt_tokens",
     "encoder._target_", "encoder.max_length", "encoder.max_seq_length", "encoder.query_max_length",
+    "encoder.long_text",
     "encoder.use_fp16",
     "index._target_", "index.m", "index.ef_construction", "index.ef_search", "index.nlist", "index.nbits",
     "index.nprobe", "index.train_size", "index.min_vectors",

@@ -118,7 +118,7 @@ def test_truncation_by_the_encoder_window_is_counted_when_strings_are_embedded(t
     from ham.index.build import index_strings
     from ham.index.dense import FlatSpec
 
-    encoder = SentenceTransformerEncoder("minilm", max_seq_length=16)
+    encoder = SentenceTransformerEncoder("minilm", max_seq_length=16, long_text="truncate")
     long_content = "word " * 40
     texts = ["Path: A\nContent: short", f"Path: A\nContent: {long_content}\nSummary: more",
              "Path: A\nContent: fine\nSummary: " + "context " * 40]
