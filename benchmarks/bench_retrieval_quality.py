@@ -135,15 +135,16 @@ def report(results: dict, reference: str = "flat", target: str = "ham") -> None:
     manuals = sorted({r["manual"] for r in first.values()})
     for title, groups in (("kind", [(k, lambda r, k=k: k in r["kinds"]) for k in kinds]),
                           ("manual", [(m, lambda r, m=m: r["manual"] == m) for m in manuals])):
-        print(f"\nby {title} (text@5 / text@15 / image@10):")
-        print(f"{'':<24}" + "".join(f"{g:>24}" for g, _ in groups))
-        for name, res in results.items():
-            cells = []
-            for g, keep in groups:
-                n = sum(1 for r in res["rows"].values() if keep(r))
-                cells.append(f"{mean(res['rows'], 'text@5', keep)}/{mean(res['rows'], 'text@15', keep)}/"
-                             f"{mean(res['rows'], 'image@10', keep).strip()} n={n}")
-            print(f"{name:<24}" + "".join(f"{c:>24}" for c in cells))
+        group_keys = [f"text@{k}" for k in TEXT_KS] + [f"image@{k}" for k in IMAGE_KS]
+        print(f"\nby {title}:")
+        print(f"{title:<14}{'config':<30}" + "".join(f"{k:>10}" for k in group_keys) + f"{'n':>6}{'n_img':>7}")
+        for g, keep in groups:
+            for name, res in results.items():
+                rows = res["rows"]
+                n = sum(1 for r in rows.values() if keep(r))
+                n_img = sum(1 for r in rows.values() if keep(r) and r.get("image@1") is not None)
+                print(f"{g:<14}{name[:29]:<30}" + "".join(f"{mean(rows, k, keep):>10}" for k in group_keys)
+                      + f"{n:>6}{n_img:>7}")
     if reference in results:
         print(f"\npaired differences vs {reference} (mean, 95% paired bootstrap CI, n, Wilcoxon p):")
         for name, res in results.items():
