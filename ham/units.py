@@ -13,12 +13,16 @@ Every unit keeps provenance: document id, source file (relative to the corpus ro
 within the document (tree order), ``page`` (0-based) when the source has pages, ``index`` (the
 item's index in the source's own list, e.g. a MinerU content-list item) and ``label`` (the
 source's name for a figure or table, "Figure 3", "Table 2"). A table keeps its image
-(``image``/``image_path``) for multimodal methods.
+(``image``/``image_path``) for multimodal methods, and a table with an image is also retrievable
+by the image side: a second unit, ``<table id>#image`` (modality "image", kind "table", its
+caption as content, ``extra["table_unit"]`` naming the text unit), in the image index under the
+image budget k_v. Gold evidence mapped by layout, box or image file finds both, and an evidence
+item counts as retrieved when either is.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -158,7 +162,7 @@ def build_units(doc: Document, caption_units: bool = True) -> list[EvidenceUnit]
                      "headings": [n.title for n in path[1:-1] if n.title],
                      "section_context": _section_lead(path)}
         content = leaf.text if leaf.kind != "image" else (leaf.caption or leaf.alt)
-        units.append(EvidenceUnit(
+        unit = EvidenceUnit(
             unit_id=leaf.id, doc_id=doc.id, modality="image" if leaf.kind == "image" else "text",
             kind=leaf.kind, content=content,
             path=[{"id": n.id, "kind": n.kind, "title": n.title} for n in path[:-1]],
@@ -166,8 +170,25 @@ def build_units(doc: Document, caption_units: bool = True) -> list[EvidenceUnit]
             relation=relation_of(leaf, parent, captions), source=leaf.source or doc.source,
             order=leaf.order, page=leaf.page, image=leaf.image, image_path=leaf.image_path,
             caption=leaf.caption, alt=leaf.alt, index=leaf.index, label=leaf.label,
-            extra=dict(leaf.meta)))
+            extra=dict(leaf.meta))
+        units.append(unit)
+        if leaf.kind == "table" and leaf.image_path is not None:
+            units.append(table_image_unit(unit))
     return units
+
+
+TABLE_IMAGE = "#image"
+
+
+def table_image_unit(table: EvidenceUnit) -> EvidenceUnit:
+    """The image-side twin of a table that has an image (module docstring)."""
+    caption = table.caption or table.label or (table.content.splitlines() or [""])[0]
+    return replace(table, unit_id=table.unit_id + TABLE_IMAGE, modality="image", content=caption,
+                   caption=caption, extra={**table.extra, "table_unit": table.unit_id})
+
+
+def is_table_image(unit: EvidenceUnit) -> bool:
+    return "table_unit" in unit.extra
 
 
 def build_corpus_units(docs: Iterable[Document], caption_units: bool = True) -> list[EvidenceUnit]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from ham.images import UnreadableImage, open_image
 from ham.methods.base import Method, Prompt, PromptImage, flat_text_blocks, slots_of
 from ham.retrieve.retriever import Hit, Retrieved
+from ham.units import is_table_image
 
 log = logging.getLogger("ham.methods.mllm")
 
@@ -71,15 +72,17 @@ class MllmBasedMethod(Method):
                   "scores": {uid: round(s, 6) for uid, s in scores.items()}, "unreadable": unreadable}
         return kept, record
 
-    def table_images(self, hits: list[Hit], first_slot: int) -> tuple[dict[str, int], list[PromptImage]]:
-        """Images of retrieved tables that fit in what ``max_images`` leaves (readable files only)."""
+    def table_images(self, hits: list[Hit], first_slot: int, shown: set[str] = frozenset()
+                     ) -> tuple[dict[str, int], list[PromptImage]]:
+        """Images of retrieved tables that fit in what ``max_images`` leaves (readable files only),
+        except tables whose image the image side already brought (``shown``: their text unit ids)."""
         room = self.max_images - (first_slot - 1)
         slots: dict[str, int] = {}
         images: list[PromptImage] = []
         for h in hits:
             if len(images) >= room:
                 break
-            if h.unit.kind != "table" or not h.unit.image_path:
+            if h.unit.kind != "table" or not h.unit.image_path or h.unit.unit_id in shown:
                 continue
             path = self.image_file(h)
             try:
@@ -98,7 +101,8 @@ class MllmBasedMethod(Method):
         for i, h in enumerate(kept, 1):
             caption = h.unit.caption or h.unit.alt
             blocks.append(f"<img{i}> [[image:{i}]]" + (f"\nCaption: {caption}" if caption else ""))
-        table_slots, table_images = self.table_images(retrieved.text, len(kept) + 1)
+        table_slots, table_images = self.table_images(
+            retrieved.text, len(kept) + 1, {h.unit.extra["table_unit"] for h in kept if is_table_image(h.unit)})
         text_blocks = flat_text_blocks(retrieved.text)
         if table_slots:
             text_blocks = "\n\n".join(f"[T{i}] {h.unit.content}" + (

@@ -47,7 +47,7 @@ from ham.topo.entities import EntityIndex, RakeEntities, UnitEntities, corpus_en
 from ham.topo.prompt import TaskPrompt
 from ham.topo.validate import Validator
 from ham.topo.views import modality
-from ham.units import EvidenceUnit, write_jsonl
+from ham.units import EvidenceUnit, is_table_image, write_jsonl
 
 log = logging.getLogger("ham.topo.build")
 WORDS = {"text": "text", "image": "figure", "table": "table"}
@@ -192,17 +192,20 @@ def build(cfg: DictConfig) -> Path:
     retrieve_text, descriptions = _retriever(cfg, corpus, cache)
 
     ent = t.entities
+    # a table's image-side twin is the same evidence: it must neither anchor an entity with its
+    # own table nor yield a second atomic question
+    evidence = [u for u in corpus.units if not is_table_image(u)]
     llm_failures: list[dict] = []
     if ent.extractor == "llm":
         extractor = LLMEntities(calls, prompts["entities"])
-        found = extractor.extract_units(corpus.units, descriptions)
+        found = extractor.extract_units(evidence, descriptions)
         llm_failures = extractor.failures
     else:
-        found = corpus_entities(corpus.units, RakeEntities(int(ent.max_words), int(ent.per_unit), int(ent.min_chars)),
+        found = corpus_entities(evidence, RakeEntities(int(ent.max_words), int(ent.per_unit), int(ent.min_chars)),
                                 cache, descriptions, corpus.content_hash)
-    index = EntityIndex.build(found, [u.unit_id for u in corpus.units], int(ent.min_units), float(ent.max_share))
+    index = EntityIndex.build(found, [u.unit_id for u in evidence], int(ent.min_units), float(ent.max_share))
 
-    pool = eligible(corpus.units, descriptions, int(t.min_words))
+    pool = eligible(evidence, descriptions, int(t.min_words))
     selected = select_units(pool, index, t.units, list(t.unit_ids or []), int(t.seed))
     atomics, atomic_failures = atomic_qas([units[u] for u in selected], calls, prompts["atomic_qa"], descriptions)
 

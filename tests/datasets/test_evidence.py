@@ -110,7 +110,9 @@ def test_mmdocir_fixture_questions_map_to_layout_units(mmdocir_units):
 
     assert layouts("alpha-report.pdf#0") == [[("alpha-report", 2)]]                  # bbox
     assert layouts("alpha-report.pdf#1") == [[("alpha-report", 1)]]                  # layoutindex
-    assert layouts("alpha-report.pdf#3") == [[("alpha-report", 5)], [("alpha-report", 1)]]
+    # a table's layout is its text unit and its image-side twin: either retrieved finds it
+    assert layouts("alpha-report.pdf#3") == [[("alpha-report", 5), ("alpha-report", 5)], [("alpha-report", 1)]]
+    assert by_id["alpha-report.pdf#3"].evidence[0].units[1] == by_id["alpha-report.pdf#3"].evidence[0].units[0] + "#image"
     assert layouts("alpha-report.pdf#4") == [[("alpha-report", 4)]]                  # the title's text unit
     assert layouts("alpha-report.pdf#5") == [[("alpha-report", 6)]]                  # wrong id, bbox decides
     assert layouts("alpha-report.pdf#6") == [[("alpha-report", 8)]]                  # figure kept as text
@@ -131,7 +133,7 @@ def test_topograph_questions_map_by_integer_doc_id_and_layout(topograph_units):
     record = resolve_evidence(questions, topograph_units)
     chain = next(q for q in questions if q.id == "doc0_mh_0001")
     kinds = {u.unit_id: u.kind for u in topograph_units}
-    assert [[kinds[u] for u in e.units] for e in chain.evidence] == [["image"], ["table"]]
+    assert [[kinds[u] for u in e.units] for e in chain.evidence] == [["image"], ["table", "table"]]   # + twin
     assert record.summary()["unresolved"] == 0
     assert all(not m.notes for m in record.questions)      # modalities agree, the missing figure included
 

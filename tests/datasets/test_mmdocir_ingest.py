@@ -6,7 +6,7 @@ from PIL import Image
 
 from ham.document import Document
 from ham.ingest import ingest_corpus, mmdocir
-from ham.units import build_corpus_units
+from ham.units import build_corpus_units, is_table_image
 from tests.datasets.conftest import MMDOCIR
 
 
@@ -34,7 +34,7 @@ def test_one_tree_per_document_pages_then_titles_nesting_their_units(mmdocir_roo
 
 
 def test_units_keep_layout_id_bbox_page_size_and_ocr_vlm_text(mmdocir_units):
-    by_layout = {(u.doc_id, u.extra["layout_id"]): u for u in mmdocir_units}
+    by_layout = {(u.doc_id, u.extra["layout_id"]): u for u in mmdocir_units if not is_table_image(u)}
     chart = by_layout[("alpha-report", 2)]
     assert chart.kind == "image" and chart.page == 0
     assert chart.extra["bbox"] == [300.0, 170.0, 560.0, 400.0] and chart.extra["page_size"] == [612.0, 792.0]
@@ -46,6 +46,8 @@ def test_units_keep_layout_id_bbox_page_size_and_ocr_vlm_text(mmdocir_units):
     assert table.kind == "table" and table.modality == "text"
     assert table.content == "Group | 2008 | 2015\nAdults | 67 | 81"
     assert table.image_path == ".ham/mmdocir/alpha-report/5.jpg"   # the table keeps its crop
+    (twin,) = [u for u in mmdocir_units if u.extra.get("table_unit") == table.unit_id]
+    assert twin.modality == "image" and twin.image_path == table.image_path and twin.extra["layout_id"] == 5
     assert by_layout[("alpha-report", 6)].extra["modality"] == "equation"
     assert ("alpha-report", 7) not in by_layout                # an empty text layout is left out
     assert [u.extra["row"] for u in mmdocir_units if u.doc_id == "beta-guide"] == [9, 10, 11, 12, 13]

@@ -21,8 +21,9 @@ def one(name):
     return docs[0], report
 
 
-def top_hit(doc, query):
-    units = build_units(doc)
+def top_hit(doc, query, modality="text"):
+    # one modality's units, as ham indexes them (text and images have separate indexes)
+    units = [u for u in build_units(doc) if u.modality == modality]
     index = bm25s.BM25()
     index.index(tokenize([u.content for u in units]), show_progress=False)
     ids, _ = index.retrieve([tokenize([query])[0]], k=1, show_progress=False)
@@ -65,6 +66,11 @@ def test_paper_table_caption_is_retrievable_and_the_table_keeps_its_image():
     assert "Scores are exact match" in unit.content  # the footnote too
     assert unit.image_path and unit.image_path.endswith(".jpg") and unit.label == "Table 3"
     assert unit.page == 2 and unit.index is not None
+    # the image side finds the same table by its caption, as a twin that names its text unit
+    twin = top_hit(doc, "results of the ablation study", modality="image")
+    assert twin.unit_id == unit.unit_id + "#image" and twin.kind == "table"
+    assert twin.image_path == unit.image_path and twin.extra["table_unit"] == unit.unit_id
+    assert twin.content == "Table 3: Results of ablation study" and twin.page == unit.page
 
 
 def test_datasheet_title_skips_the_table_of_contents():

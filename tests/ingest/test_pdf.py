@@ -31,14 +31,16 @@ def test_pdf_title_and_nesting_from_font_sizes_and_numbering(pump):
 
 def test_pdf_figure_and_table_with_captions_and_images(pump):
     root, doc, _ = pump
-    units = {u.kind: u for u in build_units(doc)}
-    figure = units["image"]
+    units = {(u.kind, u.modality): u for u in build_units(doc)}
+    figure = units["image", "image"]
     assert figure.caption == "Figure 1: The pump on its concrete base." and figure.label == "Figure 1"
     assert figure.image_path.startswith(".ham/images/") and (root / figure.image_path).is_file()
-    table = units["table"]
+    table = units["table", "text"]
     assert table.content.splitlines() == ["Table 1: Service intervals", "Part | Interval", "Oil | 1 month",
                                           "Seals | 24 months"]
     assert table.page == 1 and (root / table.image_path).is_file()  # the table keeps its image
+    twin = units["table", "image"]   # and is retrievable by the image side too
+    assert twin.image_path == table.image_path and twin.content == "Table 1: Service intervals"
     assert heading_path(doc, next(n for n in doc.leaves() if n.kind == "table")) == ["2 Maintenance"]
 
 

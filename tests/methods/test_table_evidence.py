@@ -7,6 +7,8 @@ from ham.methods.ham import HamAssembler
 from ham.methods.llm_based import LlmBasedMethod
 from ham.methods.mllm_based import MllmBasedMethod
 from ham.methods.rule_based import RuleBasedMethod
+from ham.retrieve.retriever import Retrieved
+from ham.units import is_table_image
 from tests.support.evidence import evidence
 
 Q = "What torque do the M10 bolts need?"
@@ -32,8 +34,13 @@ def test_every_method_shows_the_table_caption_and_rows(tmp_path):
         assert "Table 4: Bolt torques" in text and "M10 | 45 Nm" in text, method.name
 
 
+def without_table_twins(retrieved):
+    return Retrieved(retrieved.text, [h for h in retrieved.images if not is_table_image(h.unit)])
+
+
 def test_mllm_based_shows_the_table_image_without_a_citable_tag(tmp_path):
-    retrieved = evidence(table_doc(), tmp_path)
+    # the image side did not bring the table: its image comes with its text, not citable
+    retrieved = without_table_twins(evidence(table_doc(), tmp_path))
     Image.new("RGB", (200, 80), "white").save(tmp_path / "images" / "t.jpg")
     prompt = MllmBasedMethod(max_images=3, corpus_root=tmp_path)(Q, retrieved)
     assert [i.path.name for i in prompt.images] == ["f.jpg", "t.jpg"]
@@ -44,3 +51,14 @@ def test_mllm_based_shows_the_table_image_without_a_citable_tag(tmp_path):
     # no room left: the table image is left out, the table text stays
     prompt = MllmBasedMethod(max_images=1, corpus_root=tmp_path)(Q, retrieved)
     assert [i.path.name for i in prompt.images] == ["f.jpg"] and "M10 | 45 Nm" in prompt.text
+
+
+def test_a_table_the_image_side_retrieved_is_one_citable_image_not_two(tmp_path):
+    retrieved = evidence(table_doc(), tmp_path)
+    (twin,) = [h.unit for h in retrieved.images if is_table_image(h.unit)]
+    assert twin.unit_id == "spec:2#image" and twin.kind == "table" and twin.content == "Table 4: Bolt torques"
+    prompt = MllmBasedMethod(max_images=3, corpus_root=tmp_path)(Q, retrieved)
+    assert [i.path.name for i in prompt.images] == ["t.jpg", "f.jpg"]
+    assert prompt.slots == {1: ("spec:2#image", "images/t.jpg"), 2: ("spec:3", "images/f.jpg")}
+    assert "the table as printed" not in prompt.text and "table_images" not in prompt.extra
+    assert "M10 | 45 Nm" in prompt.text, "the table's rows stay in the text"
