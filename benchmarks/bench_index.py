@@ -46,10 +46,7 @@ def main() -> None:
     encoder = SentenceTransformerEncoder("minilm", batch_size=64)
     encoder.model.encode(texts[:64], batch_size=64)   # load and warm up
     plan = plan_windows(texts, contents, encoder)
-    embedded = list(texts)
-    for row, split in zip(plan.rows, plan.windows):
-        embedded[row] = split[0]
-    embedded += [w for split in plan.windows for w in split[1:]]
+    embedded = plan.first_strings(texts) + plan.further_windows
     raw_times, ham_times = [], []
     for _ in range(args.repeat):
         start = time.perf_counter()

@@ -85,14 +85,13 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     windowed = contents is not None and getattr(encoder, "long_text", "truncate") == "windows"
 
     def embed(folder: Path) -> None:
-        desc = f"{meta.get('modality', '')} units"
+        desc, plan = f"{meta.get('modality', '')} units", None
         if windowed:
             plan = encode_windowed(encoder, texts, contents, folder, desc)
-            (folder / "truncation.json").write_text(json.dumps(truncation(contents, texts, encoder, plan)))
         else:
             encoder.encode_to(texts, folder, desc=desc)
-            if contents is not None:
-                (folder / "truncation.json").write_text(json.dumps(truncation(contents, texts, encoder)))
+        if contents is not None:
+            (folder / "truncation.json").write_text(json.dumps(truncation(contents, texts, encoder, plan)))
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
 

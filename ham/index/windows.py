@@ -27,14 +27,28 @@ MARGIN_TOKENS = 4        # a head tokenised alone can differ by a token or two f
 @dataclass
 class WindowPlan:
     """The strings to embed for units that need more than one window: ``windows[i]`` for unit
-    row ``rows[i]``; every other unit is embedded as its own string."""
+    row ``rows[i]``; every other unit is embedded as its own string. ``lengths``: every string's
+    token count, as the plan measured it (None for an encoder without a window)."""
 
     rows: list[int]
     windows: list[list[str]]
+    lengths: list[int] | None = None
 
     @property
     def extra(self) -> int:
         return sum(len(w) - 1 for w in self.windows)
+
+    def first_strings(self, texts: Sequence[str]) -> list[str]:
+        """One string per unit: its own, or its first window."""
+        first = list(texts)
+        for row, split in zip(self.rows, self.windows):
+            first[row] = split[0]
+        return first
+
+    @property
+    def further_windows(self) -> list[str]:
+        """Every window after a unit's first, unit by unit."""
+        return [w for split in self.windows for w in split[1:]]
 
 
 def windows_of(text: str, content: str, encoder, limit: int) -> list[str]:
@@ -44,11 +58,10 @@ def windows_of(text: str, content: str, encoder, limit: int) -> list[str]:
     if at < 0:
         return [text]
     head, tail = text[:at], text[at + len(content):]
-    specials = encoder.count_tokens([""])[0]
-    n_head, n_with_content = encoder.count_tokens([head, text[:at + len(content)]])
+    n_head, n_with_content = encoder.count_tokens([head, text[:at + len(content)]])   # special tokens included
     if n_with_content <= limit:
         return [text]
-    budget = limit - specials - (n_head - specials) - MARGIN_TOKENS
+    budget = limit - n_head - MARGIN_TOKENS
     if budget < MIN_WINDOW_TOKENS:
         return [text]
     spans = encoder.token_offsets(content)
@@ -82,7 +95,7 @@ def plan_windows(texts: Sequence[str], contents: Sequence[str], encoder) -> Wind
             if len(split) > 1:
                 rows.append(i)
                 windows.append(split)
-    return WindowPlan(rows, windows)
+    return WindowPlan(rows, windows, lengths)
 
 
 def encode_windowed(encoder, texts: Sequence[str], contents: Sequence[str], folder: Path, desc: str) -> WindowPlan:
@@ -90,18 +103,14 @@ def encode_windowed(encoder, texts: Sequence[str], contents: Sequence[str], fold
     first windows go through the streamed encode, the other windows are encoded after it and
     folded into those rows."""
     plan = plan_windows(texts, contents, encoder)
-    first = list(texts)
-    for row, split in zip(plan.rows, plan.windows):
-        first[row] = split[0]
-    encoder.encode_to(first, folder, desc=desc)
+    encoder.encode_to(plan.first_strings(texts), folder, desc=desc)
     if not plan.rows:
         return plan
     owner = np.repeat(np.arange(len(plan.rows)), [len(w) - 1 for w in plan.windows])
-    rest = [w for split in plan.windows for w in split[1:]]
     dense = np.load(folder / "dense.npy", mmap_mode="r+")
     sums = np.asarray(dense[plan.rows], dtype=np.float64)
     lexical: list[tuple[int, dict[int, float]]] = []
-    for idx, enc in encoder.iter_encoded(rest, desc=f"{desc}, further windows"):
+    for idx, enc in encoder.iter_encoded(plan.further_windows, desc=f"{desc}, further windows"):
         np.add.at(sums, owner[idx], enc.dense)
         if enc.sparse is not None:
             lexical.extend(zip(owner[idx].tolist(), enc.sparse))
@@ -139,7 +148,7 @@ def truncation(contents: Sequence[str], texts: Sequence[str], encoder, plan: Win
     count = getattr(encoder, "count_tokens", None)
     if not limit or count is None or not texts:
         return None
-    lengths = count(list(texts))
+    lengths = plan.lengths if plan is not None and plan.lengths is not None else count(list(texts))
     over = [i for i, n in enumerate(lengths) if n > limit]
     windowed = dict(zip(plan.rows, plan.windows)) if plan else {}
     parts = []
