@@ -46,7 +46,6 @@ import logging
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ham.index.hybrid import Scored
 from ham.retrieve.retriever import Hit, Retrieved, Retriever
@@ -257,22 +256,7 @@ class GraphRetriever(Retriever):
             return GraphHit(self.units[uid], best[uid][0], rank, s.dense if s else 0.0, s.sparse if s else 0.0,
                             via=best[uid][1])
 
-        text = self._table_rule(ordered("text"))
+        text = self.within_text_budgets(ordered("text"))
         images = ordered("image")[: self.k_v]
         return Retrieved(text=[hit(u, r) for r, u in enumerate(text, 1)],
                          images=[hit(u, r) for r, u in enumerate(images, 1)])
-
-    def _table_rule(self, ranked: Sequence[str]) -> list[str]:
-        """``Retriever``'s table rule over the graph's text ranking."""
-        if self.k_tab is None:
-            return list(ranked[: self.k_t])
-        budget = {"table": int(self.k_tab), "text": int(self.k_t)}
-        kept = []
-        for uid in ranked:
-            kind = "table" if self.units[uid].kind == "table" else "text"
-            if budget[kind] > 0:
-                budget[kind] -= 1
-                kept.append(uid)
-            if not any(budget.values()):
-                break
-        return kept

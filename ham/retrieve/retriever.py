@@ -13,16 +13,16 @@ Tables are text units (caption, rows and footnotes are their text; ``Hit.to_row`
                   are drawn from the same candidate pool (``pool``), so fewer come back when the
                   pool holds fewer. ``k_tab: 0`` leaves tables out.
 
-A table's image (``image``/``image_path``) travels with its row for multimodal methods; tables are
-not in the image index (``ham.index.build`` indexes image units only), so the image budget k_v is
-images alone. Plain ranking orders units by
-their fused score; ``retrieval=structural`` hands ranking to ``ham.retrieve.structural.SectionRanker``.
+A table's image (``image``/``image_path``) travels with its row for multimodal methods, and a
+table that has an image is also in the image index as its twin ``<id>#image`` (``ham.units``),
+under the image budget k_v like any image. Plain ranking orders units by their fused score; ``retrieval=structural`` hands ranking to ``ham.retrieve.structural.SectionRanker``.
 Indexes are built (or reused) by ``ham.index.build``.
 """
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Sequence
 
 from ham.ingest.corpus import Corpus
 from ham.index.hybrid import HybridFusion, HybridIndex, Query, Scored
@@ -114,13 +114,21 @@ class Retriever:
         """The text list under the table rule (module docstring)."""
         if self.k_tab is None:
             return self.ranked("text", query, self.k_t)
+        return self.within_text_budgets(self.ranked("text", query, max(self.pool, self.k_t + self.k_tab)),
+                                        lambda s: s.unit_id)
+
+    def within_text_budgets(self, ranked: Sequence, unit_id=lambda item: item) -> list:
+        """The table rule (module docstring) over a ranked text list: the first ``k_t`` items, or
+        with ``k_tab`` the first ``k_t`` non-table and ``k_tab`` table units, in rank order."""
+        if self.k_tab is None:
+            return list(ranked[: self.k_t])
         budget = {"table": int(self.k_tab), "text": int(self.k_t)}
-        kept: list[Scored] = []
-        for s in self.ranked("text", query, max(self.pool, self.k_t + self.k_tab)):
-            kind = "table" if self.units[s.unit_id].kind == "table" else "text"
+        kept = []
+        for item in ranked:
+            kind = "table" if self.units[unit_id(item)].kind == "table" else "text"
             if budget[kind] > 0:
                 budget[kind] -= 1
-                kept.append(s)
+                kept.append(item)
             if not any(budget.values()):
                 break
         return kept
