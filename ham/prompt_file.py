@@ -47,6 +47,16 @@ class PromptFile:
             raise FileNotFoundError(f"{kind} {name_or_path!r}: no file {name_or_path}.txt in {folder}/ and no such path")
         return cls.parse(ref.read_text(encoding="utf-8"), name_or_path, kind)
 
+    @property
+    def text_tags(self) -> tuple[tuple[str, int | None], ...]:
+        """Front matter ``texts``: (tag, exact count, or None for one or more)."""
+        return tuple((str(k), None if v is None else int(v)) for k, v in (self.meta.get("texts") or {}).items())
+
+    @property
+    def score_tags(self) -> tuple[str, ...]:
+        """Front matter ``scores``: the integer tags."""
+        return tuple(str(s) for s in self.meta.get("scores") or ())
+
     @classmethod
     def parse(cls, text: str, name: str, kind: str) -> "PromptFile":
         m = _FRONT.match(text)

@@ -69,9 +69,8 @@ class JudgePrompt:
     @classmethod
     def from_file(cls, prompt: PromptFile) -> "JudgePrompt":
         meta, name = prompt.meta, prompt.name
-        texts = tuple((str(k), None if v is None else int(v)) for k, v in (meta.get("texts") or {}).items())
+        texts, scores = prompt.text_tags, prompt.score_tags
         items = str(meta["items"]) if meta.get("items") else None
-        scores = tuple(str(s) for s in meta.get("scores") or ())
         required = ["metric"] + (["scores", "main"] if not (items or texts) else []) + \
             (["range"] if scores or items else [])
         missing = [k for k in required if k not in meta]

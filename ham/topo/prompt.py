@@ -55,10 +55,9 @@ class TaskPrompt:
         meta, name = prompt.meta, prompt.name
         if "task" not in meta:
             raise ValueError(f"topology prompt {name}: front matter lacks task")
-        texts = tuple((str(k), None if v is None else int(v)) for k, v in (meta.get("texts") or {}).items())
         low, high = (int(x) for x in meta.get("range") or (0, 1))
         choices = {str(k): tuple(str(c).lower() for c in v) for k, v in (meta.get("choices") or {}).items()}
-        return cls(name, str(meta["task"]), prompt.messages, texts, tuple(str(s) for s in meta.get("scores") or ()),
+        return cls(name, str(meta["task"]), prompt.messages, prompt.text_tags, prompt.score_tags,
                    low, high, meta.get("numbered"), choices)
 
     @property
