@@ -15,8 +15,17 @@ listed by hand. Each run's ``identity`` (``run.json``: the record its id hashes,
       the option name (``generator: gpt4o`` vs ``qwen25_7b``), the name shown in tables;
     * a key that differs between runs with the same option of its group is an axis of its own
       (``generator.model=A`` vs ``generator.model=B`` under ``generator=hf``), as is a top-level
-      key (``limit``, ``seed``).
+      key (``limit``, ``seed``);
+    * ``dataset.*`` keys too (corpus and questions by content, subset, sample), among runs with
+      the same dataset option and name: two ``dataset=custom`` runs over different corpora are two
+      rows (``path=manuals@3f2a9c1b``: a content key shows its folder or file name and its hash).
 ``dataset`` (the dataset's name) is always an axis; tables group by it.
+
+Nothing is merged or dropped: two runs that land in one cell (same dataset and variant label
+but different run ids, e.g. differing only in a redacted key) are an error naming both run ids
+(``CollectionError``). Paired comparisons pair two runs only over the same question set, by
+content (``same_questions``: ids, question texts and golds, gold unit ids aside since they
+depend on the units).
 
 Two tables come out (pandas DataFrames):
     runs       one row per run: the axes, variant label, run id, folder, question and failure
@@ -28,11 +37,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
+from ham.cache import key_of
 from ham.metrics.registry import registry
 from ham.run.identity import classify, flatten
 from ham.run.predictions import read
@@ -46,6 +57,10 @@ GROUP_ORDER = ("dataset", "units", "text_repr", "image_repr", "summariser", "des
 
 class RunError(ValueError):
     """A run folder that cannot be used; the message names the file and the problem."""
+
+
+class CollectionError(ValueError):
+    """Runs that cannot be told apart in a table (the message names their run ids and folders)."""
 
 
 @dataclass
@@ -66,6 +81,34 @@ class Run:
     @property
     def dataset(self) -> str:
         return str((self.config.get("dataset") or {}).get("name") or self.choices.get("dataset"))
+
+    @cached_property
+    def question_set(self) -> dict[str, str]:
+        """Question id -> fingerprint of what was asked and what is gold (``question_fingerprint``)."""
+        return {str(r["id"]): question_fingerprint(r) for r in self.rows}
+
+
+def question_fingerprint(row: dict) -> str:
+    """A question as asked and scored: its id, text and golds. Gold evidence unit ids are left out:
+    they are the gold mapped onto this run's units, which differ by ``units`` option, not by question."""
+    gold = dict(row.get("gold") or {})
+    gold["evidence"] = [{k: v for k, v in e.items() if k != "units"} for e in gold.get("evidence") or []]
+    return key_of([str(row.get("id")), row.get("question"), gold])
+
+
+def same_questions(a: Run, b: Run) -> str | None:
+    """None when the two runs answered the same question set (by content); else why not."""
+    qa, qb = a.question_set, b.question_set
+    if not qa or not qb:
+        return f"{(a if not qa else b).path}: no per-question rows"
+    if qa == qb:
+        return None
+    common = qa.keys() & qb.keys()
+    changed = sorted(i for i in common if qa[i] != qb[i])
+    parts = [f"{len(qa)} vs {len(qb)} questions, {len(common)} ids in common"]
+    if changed:
+        parts.append(f"{len(changed)} of them differ in text or gold (e.g. {changed[0]})")
+    return "different question sets: " + ", ".join(parts)
 
 
 def _read_json(path: Path) -> dict:
@@ -130,6 +173,16 @@ def _value(v) -> str:
     return json.dumps(v, sort_keys=True, default=str) if isinstance(v, (list, dict)) else str(v)
 
 
+def _display(run: Run, key: str):
+    """An axis value as tables show it: a content key (corpus, questions) by its configured
+    file or folder name and its hash, anything else as recorded."""
+    value = run.identity.get(key)
+    if "content" in classify(key) and isinstance(value, str) and not value.startswith("missing:"):
+        where = flatten(run.config).get(key)
+        return f"{Path(str(where)).name}@{value[:8]}" if where else value[:8]
+    return value
+
+
 def derive_axes(runs: list[Run]) -> list[str]:
     """Fill each run's ``axes`` (module docstring) and return the axes that vary, in order."""
     found = {k.split(".", 1)[0] for r in runs for k in r.identity if "." in k} | set(CHOICE_AXES)
@@ -146,15 +199,15 @@ def derive_axes(runs: list[Run]) -> list[str]:
     keys = sorted({k for r in runs for k in r.identity})
     for key in keys:
         group = key.split(".", 1)[0] if "." in key else None
-        if group == "dataset":
-            continue   # a dataset's files differ with the dataset: its name is the axis
         by_option: dict[str, set[str]] = {}
         for run in runs:
             option = _value(run.choices.get(group)) if group else ""
+            if group == "dataset":   # within one dataset option and name: what differs is the data
+                option += "\0" + run.dataset
             by_option.setdefault(option, set()).add(_value(run.identity.get(key)))
         if any(len(values) > 1 for values in by_option.values()):
             for run in runs:
-                run.axes[key] = run.identity.get(key)
+                run.axes[key] = _display(run, key)
             varying.append(key)
     return varying
 
@@ -168,6 +221,15 @@ class Collection:
     def __post_init__(self) -> None:
         self.varying_axes = derive_axes(self.runs)
         self.runs.sort(key=lambda r: (r.dataset, self.label(r), r.run_id))   # tables and pages in variant order
+        cells: dict[tuple[str, str], list[Run]] = {}
+        for run in self.runs:
+            cells.setdefault((run.dataset, self.label(run)), []).append(run)
+        clashes = [(cell, runs) for cell, runs in cells.items() if len(runs) > 1]
+        if clashes:
+            raise CollectionError("; ".join(
+                f"runs {', '.join(r.run_id for r in runs)} land in one cell (dataset {ds!r}, variant {label!r}): "
+                f"their recorded identities do not tell them apart ({', '.join(str(r.path) for r in runs)}); "
+                "analyse them separately or give them different settings" for (ds, label), runs in clashes))
 
     def label(self, run: Run, exclude: tuple[str, ...] = ("dataset",)) -> str:
         """The run's variant name: its values on the axes that vary. A group's option as it is

@@ -21,7 +21,7 @@ from collections import Counter
 from ham.metrics.average import M_AVG_PARTS, average_score
 from ham.metrics.registry import registry
 
-from .collect import Collection, Run, cost_block
+from .collect import Collection, CollectionError, Run, cost_block, same_questions
 from .stats import bootstrap_ci, normal_ci, paired
 from .table_format import Column, Table
 
@@ -44,7 +44,11 @@ def grid(collection: Collection) -> dict[tuple, dict[str, Run]]:
     out: dict[tuple, dict[str, Run]] = {}
     for run in collection.runs:
         key = tuple(str(run.axes[a]) for a in row_axes(collection))
-        out.setdefault(key, {})[run.dataset] = run
+        cell = out.setdefault(key, {})
+        if run.dataset in cell:   # the collection refuses such runs; a table never keeps one of two
+            raise CollectionError(f"runs {cell[run.dataset].run_id} and {run.run_id} land in one cell "
+                                  f"({run.dataset!r}, {key})")
+        cell[run.dataset] = run
     return out
 
 
@@ -200,7 +204,7 @@ def paired_table(collection: Collection, reference: str | None = None, n_resampl
             Column("wilcoxon", "Wilcoxon W", best=None, digits=1), Column("p_value", "p", best=None, digits=4)]
     table = Table("paired", "Paired comparisons on the same questions: A − B with a paired bootstrap 95% CI "
                   "and the Wilcoxon signed-rank test", ["dataset", "metric", "A", "B"], cols)
-    records = []
+    records, refused = [], []
     by_dataset: dict[str, list[Run]] = {}
     for run in collection.runs:
         by_dataset.setdefault(run.dataset, []).append(run)
@@ -210,6 +214,10 @@ def paired_table(collection: Collection, reference: str | None = None, n_resampl
             continue
         ref = reference_run(runs, collection, reference)
         for other in (r for r in runs if r is not ref):
+            why = same_questions(other, ref)
+            if why is not None:
+                refused.append(f"{ds}: {collection.label(other)} vs {collection.label(ref)} not paired: {why}")
+                continue
             for m in PAIRED_METRICS:
                 result = paired(per_question(other, m), per_question(ref, m), n_resamples=n_resamples, seed=seed)
                 if result.n == 0:
@@ -221,4 +229,6 @@ def paired_table(collection: Collection, reference: str | None = None, n_resampl
     if records:
         table.notes.append("B is the reference variant of each dataset (named with --reference, else the one with "
                            "the highest mean Average Score); n counts questions scored by both.")
+    table.notes.extend(refused)
+    collection.problems.extend(f"paired table: {r}" for r in refused)
     return table, records

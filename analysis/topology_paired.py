@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ham.metrics.registry import registry
 
-from .collect import Collection, Run
+from .collect import Collection, Run, same_questions
 from .stats import paired
 from .table_format import Column, Table
 from .topology import TOPOLOGY_LABELS, computed, strata, topology_runs
@@ -51,6 +51,7 @@ def topology_paired(collection: Collection, reference: str | None = None, n_resa
                   "questions, by topology: A − B with a paired bootstrap 95% CI and the Wilcoxon signed-rank p",
                   ["dataset", "A", "B", "topology", "metric"], cols)
     records: list[dict] = []
+    refused: list[str] = []
     runs = topology_runs(collection)
     by_dataset: dict[str, list[Run]] = {}
     for run in runs:
@@ -62,6 +63,10 @@ def topology_paired(collection: Collection, reference: str | None = None, n_resa
         ref = reference_of(group, collection, reference)
         names = computed(group)
         for other in (r for r in group if r is not ref):
+            why = same_questions(other, ref)
+            if why is not None:
+                refused.append(f"{ds}: {collection.label(other)} vs {collection.label(ref)} not paired: {why}")
+                continue
             for stratum in STRATA:
                 for m in names:
                     result = paired(_scores(other, m, stratum), _scores(ref, m, stratum), n_resamples=n_resamples,
@@ -72,10 +77,12 @@ def topology_paired(collection: Collection, reference: str | None = None, n_resa
                            "topology": stratum, "metric": m, **result.to_dict()}
                     records.append(rec)
                     table.rows.append(([ds, rec["a"], rec["b"], stratum, spec[m].title], rec))
+    collection.problems.extend(f"topology paired table: {r}" for r in refused)
     if not records:
         return None, []
     table.notes.append("B: the variant named with --reference, else the full HAM-RAG cell (ct+si, hybrid "
                        "retrieval); n counts the stratum's questions both variants scored.")
+    table.notes.extend(refused)
     return table, records
 
 
