@@ -133,7 +133,7 @@ def minilm_cross_encoder(folder: Path) -> Path:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    from ham.index.encoders import minilm_path
+    from ham.backends.local import minilm_path
 
     tokenizer = AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=384, num_hidden_layers=6, num_attention_heads=12,

@@ -65,7 +65,7 @@ def static_encoder_folder(folder: Path) -> Path:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.models import StaticEmbedding
 
-    from ham.index.encoders import minilm_path
+    from ham.backends.local import minilm_path
 
     if not (folder / "modules.json").exists():
         minilm = SentenceTransformer(str(minilm_path()), device="cpu")

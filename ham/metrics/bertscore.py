@@ -44,7 +44,7 @@ class ContextScorer:
         from bert_score import BERTScorer
 
         if model == "minilm":
-            from ham.index.encoders import minilm_path
+            from ham.backends.local import minilm_path
             model = str(minilm_path())
         local = Path(model).exists()
         if local and num_layers is None:

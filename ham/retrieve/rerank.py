@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ham.backends.local import folder_revision, model_source, torch_device
+from ham.backends.local import local_model_id, model_source, torch_device
 from ham.cache import KeyedStore, key_of
 from ham.index.hybrid import Scored
 from ham.units import EvidenceUnit
@@ -85,7 +85,7 @@ class CrossEncoderReranker(Reranker):
                  device: str | None = None, cache_root: str | None = None) -> None:
         super().__init__(top_n, batch_size, cache_root)
         self.path = model_source(model)
-        self.model_id = f"cross-encoder:{Path(self.path).name}@{folder_revision(Path(self.path))}"
+        self.model_id = local_model_id("cross-encoder", self.path)
         self.max_length, self.device = max_length, torch_device(device)
         self._model = None
 
@@ -104,7 +104,7 @@ class BGEReranker(Reranker):
                  cache_root: str | None = None) -> None:
         super().__init__(top_n, batch_size, cache_root)
         self.path = model_source(model)
-        self.model_id = f"bge-reranker:{Path(self.path).name}@{folder_revision(Path(self.path))}"
+        self.model_id = local_model_id("bge-reranker", self.path)
         self.device = torch_device(device)
         self.use_fp16 = self.device.startswith("cuda") if use_fp16 is None else use_fp16
         self.max_length = max_length

@@ -7,8 +7,9 @@ of dora-style globs over dotted keys (``*`` matches across dots):
               timeouts, endpoints and key variables, caches, logging, prices
     CONTENT   a file or folder of inputs: it enters by its content hash, never by its location
               (moving the corpus or the questions file keeps the id; editing them changes it)
-    MODEL     a model: a hub id or API name as written, a local folder as ``name@revision``
-              (its file names and sizes), so moving a checkpoint keeps the id
+    MODEL     a model: a hub id or API name as written, a local folder or file by the content
+              hash of its files (``ham.backends.local.weights_hash``), so moving or renaming a
+              checkpoint keeps the id and retraining it in place changes it
     HASH      everything else that can change a result, by value
 
 ``tests/config`` walks every option of every group and fails when a key is in none of the lists
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from ham.backends.local import folder_revision
+from ham.backends.local import BUNDLED_MODELS, weights_hash
 from ham.cache import content_hash, key_of
 from ham.conf import plain
 
@@ -97,10 +98,18 @@ def flatten(data: dict, prefix: str = "") -> dict:
 
 
 def model_identity(value):
-    """A local model folder as ``name@revision``; anything else (hub id, API name) as written."""
-    if isinstance(value, str) and value and Path(value).expanduser().is_dir():
-        path = Path(value).expanduser()
-        return f"{path.name}@{folder_revision(path)}"
+    """A local model folder or file as ``local:<content hash>``, a packaged model (``minilm``,
+    ``smollm2``) as ``name:<content hash>`` of the files its package ships; anything else (hub id,
+    API name) as written."""
+    if not isinstance(value, str) or not value:
+        return value
+    if value in BUNDLED_MODELS:
+        try:
+            return f"{value}:{weights_hash(BUNDLED_MODELS[value]())}"
+        except (FileNotFoundError, ImportError):
+            return value   # its package is not installed: a run that loads it fails saying so
+    if Path(value).expanduser().exists():
+        return f"local:{weights_hash(value)}"
     return value
 
 

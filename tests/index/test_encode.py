@@ -138,7 +138,7 @@ def test_a_model_without_a_window_embeds_and_reports_no_truncation(tmp_path):
     from ham.cache import FolderCache
     from ham.index.build import index_strings
     from ham.index.dense import FlatSpec
-    from ham.index.encoders import minilm_path
+    from ham.backends.local import minilm_path
 
     tokenizer = SentenceTransformer(str(minilm_path()), device="cpu").tokenizer.backend_tokenizer
     weights = np.random.default_rng(0).normal(size=(tokenizer.get_vocab_size(), 8)).astype(np.float32)
