@@ -21,6 +21,7 @@ Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
                                        HAM cell ct+si+hybrid) by topology: paired bootstrap CI, p
     topology_<dataset>.{png,pdf}, paths_<dataset>.{png,pdf}   TopoGraphRAG's Figure 3 and 4 style
     report.html                        the answers of every variant side by side
+    analysis.json                      the bootstrap seed and resamples, the reference, the run ids
     problems.txt                       run folders or lines that were skipped, and why
 
 A run's own ``report.html`` and ``metrics.png`` are written by ``ham`` itself (``ham.report``).
@@ -28,6 +29,7 @@ A run's own ``report.html`` and ``metrics.png`` are written by ``ham`` itself (`
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -95,6 +97,10 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
         written += topology_figure(runs, labels, out / f"topology_{_slug(dataset)}", dataset)
         written += path_figure(runs, labels, out / f"paths_{_slug(dataset)}", dataset)
     written.append(write_grid_report(collection, out / "report.html"))
+    settings = out / "analysis.json"   # what the tables' resampled figures depend on
+    settings.write_text(json.dumps({"paths": [str(p) for p in paths], "seed": seed, "resamples": n_resamples,
+                                    "reference": reference, "runs": [r.run_id for r in collection.runs]}, indent=2))
+    written.append(settings)
     problems_file = out / "problems.txt"
     problems_file.write_text("".join(f"{p}\n" for p in collection.problems), encoding="utf-8")
     written.append(problems_file)

@@ -23,7 +23,8 @@ itself), or the openai SDK's ``post`` over httpx. A reply sent as server-sent ev
 (``stream=True``) or not (``transformers serve`` 4.57 streams regardless), is aggregated.
 
 ``identity()`` is what, besides the messages, determines a reply: model, server, decoding
-settings and stream aggregation. Caches of generations, judgments, summaries and descriptions
+settings (the run's ``seed`` too while sampling: it is sent as the request's ``seed``) and stream
+aggregation. Caches of generations, judgments, summaries and descriptions
 key on it, so answers from one server are never served as another's (a server may serve any
 weights under a name: ``transformers serve --force_model``).
 
@@ -147,7 +148,8 @@ class ChatClient:
                  max_retries: int = 5, stream: bool = False, extra_body: dict | None = None,
                  max_tokens_field: str = "max_tokens", max_concurrency: int = 16,
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
-                 request_budget: RequestBudget | int | None = None, http_backend: str = "aiohttp") -> None:
+                 request_budget: RequestBudget | int | None = None, http_backend: str = "aiohttp",
+                 seed: int | None = None) -> None:
         self.model = model
         self.model_id = f"openai:{model}"
         self.base_url = base_url or os.environ.get(base_url_env) or None
@@ -163,6 +165,7 @@ class ChatClient:
         self.backoff_base, self.backoff_max = backoff_base, backoff_max
         self.budget = request_budget if isinstance(request_budget, RequestBudget) else RequestBudget(request_budget)
         self.http_backend = http_backend
+        self.seed = seed
         self._client = None
         self._loop = None
         self._sem: asyncio.Semaphore | None = None
@@ -172,11 +175,25 @@ class ChatClient:
         """The endpoint requests go to, as the cache keys name it."""
         return (self.base_url or OPENAI_URL).rstrip("/")
 
+    @property
+    def sampling(self) -> bool:
+        """Whether replies are sampled: a temperature above 0, or none set (the server's default)."""
+        return self.temperature is None or self.temperature > 0
+
+    @property
+    def sampling_seed(self) -> int | None:
+        """The seed sent with each request while sampling (servers that honour it, vLLM, SGLang
+        and OpenAI among them, then sample reproducibly); None when decoding is greedy."""
+        return self.seed if self.sampling else None
+
     def identity(self) -> dict:
         """What, besides the messages, determines a reply (module docstring)."""
-        return {"model": self.model, "server": self.server, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "max_tokens_field": self.max_tokens_field,
-                "stream": self.stream, "extra_body": self.extra_body}
+        out = {"model": self.model, "server": self.server, "temperature": self.temperature,
+               "max_tokens": self.max_tokens, "max_tokens_field": self.max_tokens_field,
+               "stream": self.stream, "extra_body": self.extra_body}
+        if self.sampling_seed is not None:   # greedy replies are shared by every seed
+            out["seed"] = self.sampling_seed
+        return out
 
     def _bind(self):
         """The transport and semaphore of the running event loop (both are bound to one loop)."""
@@ -192,6 +209,8 @@ class ChatClient:
         body = {"model": self.model, "messages": messages, self.max_tokens_field: self.max_tokens}
         if self.temperature is not None:  # reasoning models (GPT-5) reject any temperature but 1
             body["temperature"] = self.temperature
+        if self.sampling_seed is not None:
+            body["seed"] = self.sampling_seed
         if self.stream:
             body.update(stream=True, stream_options={"include_usage": True})
         return {**body, **self.extra_body, **overrides}

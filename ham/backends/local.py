@@ -85,6 +85,22 @@ def model_source(model: str) -> str:
                                 f"(ham never downloads at run time): {exc}") from exc
 
 
+def seed_everything(seed: int) -> None:
+    """The process-wide generators (``random``, numpy's legacy one, torch's when it is imported)
+    seeded from the run's ``seed``. ham's own stochastic steps take their seed explicitly
+    (question sampling, sampled decoding, IVF-PQ training, ham-topo's unit order); this covers
+    what a third-party component draws from the global generators."""
+    import random
+    import sys
+
+    import numpy as np
+
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(seed)
+
+
 def torch_device(device: str | None) -> str:
     import torch
 

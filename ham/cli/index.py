@@ -4,6 +4,7 @@ from __future__ import annotations
 
 def index_corpus(cfg) -> dict:
     """Ingest, summaries, descriptions, embeddings and indexes of ``cfg``'s corpus, no questions."""
+    from ham.backends.local import seed_everything
     from ham.cache import FolderCache
     from ham.index.build import build_index
     from hydra.utils import instantiate
@@ -11,6 +12,7 @@ def index_corpus(cfg) -> dict:
     from ham.ingest.corpus import load_corpus
     from ham.paths import resolve_path
 
+    seed_everything(int(cfg.seed))
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     indexed = build_index(cfg, corpus, cache)

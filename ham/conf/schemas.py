@@ -41,7 +41,7 @@ class Dataset:
     descriptions: Optional[str] = None       # JSONL of context-aware image descriptions
     subset: Optional[str] = None             # MRAMG/HAM-Bench subset
     sample: Optional[int] = _min(None, 1)    # a fixed random subset of this many questions
-    sample_seed: int = 0
+    sample_seed: Optional[int] = None        # the subset's seed; None: the run's ``seed``
 
 
 # ---- units ---------------------------------------------------------------------------------
@@ -103,6 +103,7 @@ class ChatSummariser:
     temperature: float = _min(0.0, 0.0)
     timeout: float = _min(120.0, 0.0)
     max_retries: int = _min(5, 0)
+    seed: Optional[int] = None               # the run's seed (${seed}): sent while sampling
 
 
 @dataclass
@@ -138,6 +139,7 @@ class ChatDescriber:
     temperature: float = _min(0.0, 0.0)
     timeout: float = _min(120.0, 0.0)
     max_retries: int = _min(5, 0)
+    seed: Optional[int] = None               # the run's seed (${seed}): sent while sampling
 
 
 @dataclass
@@ -212,6 +214,7 @@ class IVFPQIndex:
     train_size: int = _min(100_000, 1)
     min_vectors: int = _min(10_000, 0)
     use_gpu: str = _choices("auto", "auto", "true", "false", "True", "False")
+    seed: int = 0                            # training sample and k-means (the run's ``seed``)
 
 
 # ---- retrieve ------------------------------------------------------------------------------
@@ -368,6 +371,7 @@ class OpenAIGenerator:
     http_backend: str = _choices("aiohttp", "aiohttp", "httpx")
     pricing: Optional[str] = None
     require_api_key: bool = False
+    seed: Optional[int] = None               # the run's seed (${seed}): sent while sampling
 
 
 @dataclass
@@ -383,6 +387,7 @@ class HFGenerator:
     dtype: Optional[str] = _choices(None, None, "float32", "float16", "bfloat16")
     cache_root: str = "outputs/cache"
     pricing: Optional[str] = None
+    seed: Optional[int] = None               # the run's seed (${seed}): sent while sampling
 
 
 # ---- evaluate ------------------------------------------------------------------------------
@@ -418,6 +423,7 @@ class ChatClient:
     stream: bool = False
     max_concurrency: int = _min(16, 1)
     request_budget: Optional[int] = _min(None, 0)
+    seed: Optional[int] = None               # the run's seed (${seed}): sent while sampling
 
 
 @dataclass

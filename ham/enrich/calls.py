@@ -2,8 +2,9 @@
 
 Every call is keyed by what determines its answer: the backend's model id, its prompt version,
 for a chat backend its client's identity (server, decoding settings: ``ChatClient.identity``, so
-a server serving other weights under the same name is never mistaken for the first) and the
-request's own inputs (section text, or image sha256 plus context). Chat backends send each
+a server serving other weights under the same name is never mistaken for the first), for a local
+one its generation settings and its weights' content hash (``model_id``), and the request's own
+inputs (section text, or image sha256 plus context). Chat backends send each
 batch's requests concurrently through their ``ChatClient`` (``max_concurrency`` in flight, its
 retries and deadline); a failed call's error starts with its reason (``api_error``, ``timeout``,
 ...), which ``run.json`` keeps, so a resumed run knows to ask it again. Answers are stored in a
@@ -78,10 +79,19 @@ def local_calls(generator, prompts: Sequence[object]) -> list[CallResult]:
     return [CallResult(g.text, g.error) for g in generations]
 
 
-def request_key(backend: Backend, request: Request) -> str:
+def backend_identity(backend: Backend) -> dict:
+    """What besides the model and the prompt decides an answer: a chat backend's client identity
+    (server, decoding settings), a local one's generation settings (new tokens, dtype...)."""
     client = getattr(backend, "client", None)
-    served = {"client": client.identity()} if hasattr(client, "identity") else {}
-    return key_of({"model": backend.model_id, "prompt": backend.prompt_version, **served, **request.key_fields})
+    if hasattr(client, "identity"):
+        return {"client": client.identity()}
+    generator = getattr(backend, "generator", None)
+    return {"settings": generator.settings()} if hasattr(generator, "settings") else {}
+
+
+def request_key(backend: Backend, request: Request) -> str:
+    return key_of({"model": backend.model_id, "prompt": backend.prompt_version, **backend_identity(backend),
+                   **request.key_fields})
 
 
 def run_cached(requests: Sequence[Request], backend: Backend, store: KeyedStore,

@@ -91,9 +91,10 @@ class ChatDescriber:
     def __init__(self, model: str, base_url: str | None = None, base_url_env: str = "OPENAI_BASE_URL",
                  api_key_env: str = "OPENAI_API_KEY",
                  max_words: int = 80, concurrency: int = 8, batch_size: int = 32, max_tokens: int = 300,
-                 max_side: int = 1536, temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5) -> None:
+                 max_side: int = 1536, temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5,
+                 seed: int | None = None) -> None:
         self.client = ChatClient(model, base_url=base_url, base_url_env=base_url_env, api_key_env=api_key_env,
-                                 temperature=temperature,
+                                 temperature=temperature, seed=seed,
                                  max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
                                  max_concurrency=concurrency)
         self.model_id = f"openai:{model}"
@@ -148,7 +149,7 @@ class HFDescriber:
 
         self.generator = HFVisionGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0, device=device,
                                            batch_size=batch_size, max_prompt_tokens=max_prompt_tokens)
-        self.model_id = f"hf:{model}"
+        self.model_id = self.generator.model_id   # the weights' content hash
         self.prompt_version = f"{PROMPT_VERSION}:{max_side}px"
         self.max_words, self.batch_size, self.max_side = max_words, batch_size, max_side
 

@@ -100,9 +100,10 @@ class ChatSummariser:
     def __init__(self, model: str, base_url: str | None = None, base_url_env: str = "OPENAI_BASE_URL",
                  api_key_env: str = "OPENAI_API_KEY",
                  max_words: int = 60, concurrency: int = 8, batch_size: int = 64, max_tokens: int = 200,
-                 temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5) -> None:
+                 temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5,
+                 seed: int | None = None) -> None:
         self.client = ChatClient(model, base_url=base_url, base_url_env=base_url_env, api_key_env=api_key_env,
-                                 temperature=temperature,
+                                 temperature=temperature, seed=seed,
                                  max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
                                  max_concurrency=concurrency)
         self.model_id = f"openai:{model}"
@@ -127,7 +128,7 @@ class HFSummariser:
         self.generator = HFGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0,
                                      max_prompt_tokens=max_prompt_tokens, device=device, batch_size=batch_size,
                                      cache_root=cache_root)
-        self.model_id = f"hf:{model}"
+        self.model_id = self.generator.model_id   # the weights' content hash
         self.max_words, self.batch_size = max_words, batch_size
 
     def run(self, payloads: Sequence[SectionInput]) -> list[CallResult]:

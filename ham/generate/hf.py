@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ham.backends.local import (load_causal_lm, local_model_id, model_source, smollm2_gguf, torch_device, torch_dtype,
                                 weights_hash)
-from ham.cache import FolderCache
+from ham.cache import FolderCache, key_of
 from ham.generate.base import Generation, Generator
 from ham.images import UnreadableImage
 
@@ -49,7 +49,7 @@ class HFGenerator(Generator):
     def __init__(self, model: str = "smollm2", max_new_tokens: int = 256, temperature: float = 0.0,
                  max_prompt_tokens: int = 6000, device: str | None = None, dtype: str | None = None,
                  cache_root: str = "outputs/cache", batch_size: int = 8, truncation_is_failure: bool = False,
-                 pricing: str | None = None) -> None:
+                 pricing: str | None = None, seed: int | None = 0) -> None:
         path = converted_smollm2(Path(cache_root)) if model == "smollm2" else model_source(model)
         # the bundled SmolLM2 by its GGUF file's content (the converted folder is derived from it)
         self.model_id = local_model_id("hf", smollm2_gguf() if model == "smollm2" else path)
@@ -57,6 +57,7 @@ class HFGenerator(Generator):
         self.dtype = torch_dtype(self.device, dtype)
         self.max_new_tokens, self.temperature, self.max_prompt_tokens = max_new_tokens, temperature, max_prompt_tokens
         self.batch_size, self.truncation_is_failure, self.pricing = batch_size, truncation_is_failure, pricing
+        self.seed = seed
         self._load(path)
         accepted = inspect.signature(self.model.forward).parameters
         self._drop = [] if "token_type_ids" in accepted else ["token_type_ids"]  # 4.x llama rejects it
@@ -68,8 +69,11 @@ class HFGenerator(Generator):
         self.tokenizer, self.model = load_causal_lm(path, self.device, self.dtype)
 
     def settings(self) -> dict:
-        return {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
-                "max_prompt_tokens": self.max_prompt_tokens, "dtype": str(self.dtype).replace("torch.", "")}
+        out = {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
+               "max_prompt_tokens": self.max_prompt_tokens, "dtype": str(self.dtype).replace("torch.", "")}
+        if self.temperature > 0:   # sampled: the seed decides the reply (greedy ones are shared by every seed)
+            out["seed"] = self.seed
+        return out
 
     def _render(self, prompt) -> str:
         if getattr(prompt, "images", None):
@@ -124,6 +128,10 @@ class HFGenerator(Generator):
         if "pixel_values" in inputs:
             inputs["pixel_values"] = inputs["pixel_values"].to(self.dtype)
         sampling = {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else {"do_sample": False}
+        if self.temperature > 0:
+            # one seeded stream per batch, from the run's seed and the batch's prompts, so the same
+            # batch samples the same replies whatever ran before it
+            torch.manual_seed(int(key_of([self.seed, rendered]), 16) % (2**63))
         with torch.inference_mode():
             out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens,
                                       pad_token_id=self.tokenizer.pad_token_id, **sampling)

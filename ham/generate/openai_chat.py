@@ -30,7 +30,7 @@ class OpenAIGenerator(Generator):
                  max_retries: int = 5, timeout: float = 300.0, backoff_base: float = 0.5, backoff_max: float = 60.0,
                  request_budget: int | None = None, truncation_is_failure: bool = True,
                  extra_body: dict | None = None, http_backend: str = "aiohttp", pricing: str | None = None,
-                 require_api_key: bool = False) -> None:
+                 require_api_key: bool = False, seed: int | None = None) -> None:
         if require_api_key and not os.environ.get(api_key_env):
             raise ValueError(f"generator {model}: the environment variable {api_key_env} holding its API key "
                              "is not set (a local server takes any key: generator.require_api_key=false)")
@@ -39,7 +39,7 @@ class OpenAIGenerator(Generator):
                                  max_retries=max_retries, stream=stream, extra_body=dict(extra_body or {}),
                                  max_tokens_field=max_tokens_field, max_concurrency=concurrency,
                                  backoff_base=backoff_base, backoff_max=backoff_max, request_budget=request_budget,
-                                 http_backend=http_backend)
+                                 http_backend=http_backend, seed=seed)
         self.model_id = f"openai:{model}"
         self.batch_size = concurrency
         self.truncation_is_failure, self.pricing = truncation_is_failure, pricing

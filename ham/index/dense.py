@@ -61,7 +61,12 @@ class FaissSpec:
         if self.on_gpu():
             index = self._to_gpu(index)
         if not index.is_trained:
-            index.train(_training_sample(vectors, getattr(self, "train_size", n)))
+            seed = int(getattr(self, "seed", 0))
+            if hasattr(index, "cp"):   # IVF: k-means of the coarse quantiser
+                index.cp.seed = seed
+            if hasattr(index, "pq"):   # and of the product quantiser's codebooks
+                index.pq.cp.seed = seed
+            index.train(_training_sample(vectors, getattr(self, "train_size", n), seed))
         for start in range(0, n, ADD_CHUNK):
             index.add(np.ascontiguousarray(vectors[start:start + ADD_CHUNK], dtype=np.float32))
         if self.on_gpu():
@@ -109,14 +114,17 @@ class IVFPQSpec(FaissSpec):
     kind = "ivfpq"
 
     def __init__(self, nlist: int = 1024, m: int = 16, nbits: int = 8, nprobe: int = 32,
-                 train_size: int = 100_000, min_vectors: int = 10_000, use_gpu: bool | str = "auto") -> None:
+                 train_size: int = 100_000, min_vectors: int = 10_000, use_gpu: bool | str = "auto",
+                 seed: int = 0) -> None:
         super().__init__(use_gpu)
         self.nlist, self.m, self.nbits, self.nprobe = nlist, m, nbits, nprobe
-        self.train_size, self.min_vectors = train_size, min_vectors
+        self.train_size, self.min_vectors, self.seed = train_size, min_vectors, seed
 
     def params(self) -> dict:
+        """What the built index depends on (the index cache key): the training sample and both
+        k-means runs are drawn from ``seed`` (the run's, ``index.seed: ${seed}``)."""
         return {"type": self.kind, "nlist": self.nlist, "m": self.m, "nbits": self.nbits,
-                "train_size": self.train_size, "min_vectors": self.min_vectors}
+                "train_size": self.train_size, "min_vectors": self.min_vectors, "seed": self.seed}
 
     def _make(self, dim: int, n: int):
         import faiss
@@ -134,9 +142,9 @@ class IVFPQSpec(FaissSpec):
             index.nprobe = self.nprobe
 
 
-def _training_sample(vectors: np.ndarray, size: int) -> np.ndarray:
+def _training_sample(vectors: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
     n = len(vectors)
     if n <= size:
         return np.ascontiguousarray(vectors[:], dtype=np.float32)
-    rows = np.sort(np.random.default_rng(0).choice(n, size=size, replace=False))
+    rows = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
     return np.ascontiguousarray(vectors[rows], dtype=np.float32)

@@ -43,7 +43,7 @@ CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describ
            "metrics.bertscore.baseline_path"]
 MODEL = ["*.model", "method.clip_model", "method.semantic_model"]
 HASH = [
-    "seed", "limit",
+    "seed", "limit", "generator.seed", "summariser.seed", "describer.seed", "judge.client.seed", "index.seed",
     "dataset.reader._target_", "dataset.subset", "dataset.sample", "dataset.sample_seed",
     "units._target_", "units.captions", "units.min_chars", "units.max_chars", "units.steps",
     "text_repr._target_", "text_repr.sparse", "image_repr._target_",

@@ -63,7 +63,8 @@ def load_dataset_questions(cfg: DictConfig) -> tuple[list[Question], list[str]]:
     questions, problems = instantiate(cfg.dataset.reader).read(resolve_path(cfg.dataset.questions))
     if cfg.dataset.sample:
         # a fixed random subset, as the paper samples 500 Recipe questions with seed 36
-        rng = random.Random(int(cfg.dataset.sample_seed))
+        seed = cfg.dataset.sample_seed if cfg.dataset.sample_seed is not None else cfg.seed
+        rng = random.Random(int(seed))
         keep = set(rng.sample(range(len(questions)), min(int(cfg.dataset.sample), len(questions))))
         questions = [q for i, q in enumerate(questions) if i in keep]
     if cfg.limit is not None:

@@ -115,6 +115,7 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     """Every component of a run from its config, the offline stage cached (``ham.index.build``)."""
     from hydra.utils import instantiate
 
+    from ham.backends.local import seed_everything
     from ham.cache import FolderCache
     from ham.conf import instantiate_optional
     from ham.generate.cache import with_generation_cache
@@ -123,6 +124,7 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     from ham.metrics.evaluator import Evaluator
     from ham.paths import resolve_path
 
+    seed_everything(int(cfg.seed))
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     indexed = build_index(cfg, corpus, cache)

@@ -174,6 +174,7 @@ def build(cfg: DictConfig) -> Path:
     encoder, retrieval and generator) and return its output folder."""
     from hydra.utils import instantiate
 
+    from ham.backends.local import seed_everything
     from ham.cache import FolderCache
     from ham.conf import plain
     from ham.datasets.evidence import resolve_evidence
@@ -183,6 +184,7 @@ def build(cfg: DictConfig) -> Path:
 
     started = time.time()
     t = cfg.topo
+    seed_everything(int(cfg.seed))
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     units = corpus.by_id

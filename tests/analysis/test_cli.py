@@ -33,8 +33,11 @@ def test_one_command_writes_every_table_and_figure(ablation_grid, capsys):
     printed = capsys.readouterr()
     names = {"runs.csv", "questions.csv", "table3.md", "table3.tex", "table4.md", "table4.tex",
              "robustness_cost.md", "robustness_cost.tex", "ci.md", "ci.tex", "ci.csv", "paired.md", "paired.tex",
-             "paired.csv", "figure3_wukong.png", "figure3_wukong.pdf", "report.html", "problems.txt"}
+             "paired.csv", "figure3_wukong.png", "figure3_wukong.pdf", "report.html", "problems.txt",
+             "analysis.json"}
     assert {p.name for p in out.iterdir()} == names
+    import json
+    assert json.loads((out / "analysis.json").read_text())["resamples"] == 300
     for name in names:
         assert f"  {out / name}\n" in printed.out
     assert "killed/metrics.json: missing (unfinished run?)" in printed.err

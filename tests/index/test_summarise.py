@@ -94,9 +94,12 @@ def test_local_transformers_summariser_batches_like_single_calls(manual_doc, lla
     inputs = section_inputs([manual_doc], set(out.by_node))
     singles = {s.node_id: backend.run([s])[0].text for s in inputs}   # batch of one: no padding
     assert singles == out.by_node, "left padding must not change greedy output"
-    assert all(len(t.split()) <= 6 for t in singles.values()) and backend.model_id == f"hf:{llama_folder}"
+    assert all(len(t.split()) <= 6 for t in singles.values()) and backend.model_id == backend.generator.model_id
     cached = summarise_sections([manual_doc], units, backend, KeyedStore(tmp_path, "summaries"))
     assert cached.stats.cached == 3 and cached.by_node == out.by_node
+    # summaries of another length are not served from these (max_new_tokens enters the key)
+    longer = HFSummariser(str(llama_folder), max_new_tokens=9, batch_size=3, device="cpu")
+    assert summarise_sections([manual_doc], units, longer, KeyedStore(tmp_path, "summaries")).stats.cached == 0
 
 
 def test_local_model_that_is_not_there_is_a_clear_error(tmp_path):
