@@ -1,15 +1,22 @@
-"""Judging throughput: judged questions per second through the runner against the loopback
+"""Judging throughput: judge requests per second through the runner against the loopback
 chat-completions server (a judge reply after a fixed latency), over the ideal
-``concurrency / latency`` of the judge client (target >= 0.8 at 32 in flight).
+``concurrency / latency`` of the judge client (target >= 0.8 at 32 in flight), for two metric sets:
+
+    quality    Overall Quality alone: one judge call per question
+    topology   TCR@15, Overall Quality and every TopoGraphRAG-Bench judged metric (context
+               precision per unit and joint, context recall, answer accuracy, faithfulness,
+               response relevancy, step coverage): 13 calls per bridge-chain question, two of
+               them waiting on another (faithfulness's statements, then their verdicts)
 
     .venv/bin/python benchmarks/bench_judge_throughput.py                  # 32 in flight, 100 ms
     .venv/bin/python benchmarks/bench_judge_throughput.py --concurrency 8 --rounds 20
 
 The generator answers at once without a model (the extractive backbone's role, made async so
-the runner's concurrent path is what is measured), so the time is the judge's: each question
-asks one judged metric, Overall Quality, through ``Evaluator.ajudge`` and the judge's
-``ChatClient`` (``judge.client.max_concurrency`` in flight). Nothing is cached (a fresh cache
-folder). The server runs in its own process. One warm-up round, then ``rounds * concurrency``
+the runner's concurrent path is what is measured), so the time is the judge's: every judged
+metric goes through ``Evaluator.ajudge`` and the judge's ``ChatClient``
+(``judge.client.max_concurrency`` in flight). The server answers every prompt in its format
+(``tests.support.topology_judge.ScriptedJudge``) from its own process. Nothing is cached (a
+fresh cache folder). One warm-up round, then ``rounds * concurrency`` judge requests' worth of
 questions are timed, as one whole ``answer_all`` (its start-up and close included).
 """
 from __future__ import annotations
@@ -21,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -36,12 +45,16 @@ from benchmarks.bench_openai_throughput import ANSWER, FixedRetriever, manual  #
 from tests.support.chat_server import ChatServer  # noqa: E402
 from tests.support.evidence import evidence  # noqa: E402
 
-VERDICT = ("Correct. <correctness>4</correctness><completeness>4</completeness><grounding>5</grounding>"
-           "<coherence>4</coherence><overall>4</overall>")
+from tests.metrics.topology_cases import bridge  # noqa: E402
+from tests.support.topology_judge import ScriptedJudge  # noqa: E402
+
+SETS = {"quality": ["overall_quality"],
+        "topology": ["tcr15", "overall_quality", "context_precision", "context_precision_joint", "context_recall",
+                     "answer_accuracy", "faithfulness", "response_relevancy", "step_coverage"]}
 
 
 def serve(latency: float, ready) -> None:
-    with ChatServer(responder=lambda body: VERDICT, latency=latency) as server:
+    with ChatServer(responder=ScriptedJudge(), latency=latency) as server:
         ready.put(server.base_url)
         while True:
             time.sleep(3600)
@@ -60,34 +73,64 @@ class InstantGenerator(Generator):
         return Generation(ANSWER, self.model_id)
 
 
-def bench(base_url: str, concurrency: int, n: int) -> float:
+class HashEncoder:
+    """Response relevancy's question vectors without a model (bag of hashed words)."""
+
+    model_id = "hash"
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                out[i, hash(w) % 64] += 1.0
+        return out
+
+
+def question(i: int, name: str, metric_set: str) -> Question:
+    if metric_set == "quality":
+        return Question(f"{name}{i}", f"question {i}", reference_answer="Install it on a base.")
+    q = bridge(units=(("u-text",), ("u-image",)))
+    q.id, q.question = f"{name}{i}", f"{q.question} ({i})"   # a new input each: nothing from the cache
+    return q
+
+
+def bench(base_url: str, concurrency: int, requests: int, metric_set: str) -> tuple[float, int]:
+    """(judge requests per second, requests per question)."""
     retriever = FixedRetriever(evidence(manual()))
+    names = SETS[metric_set]
     with tempfile.TemporaryDirectory() as tmp:
-        def judged(count: int, name: str) -> float:
+        def judged(count: int, name: str) -> tuple[float, int]:
             client = ChatClient("judge", base_url=base_url, api_key="k", temperature=0.0, max_retries=0,
                                 max_concurrency=concurrency)
-            judge = Judge(client, {"overall_quality": "overall_quality_v1"}, cache_root=Path(tmp) / name)
-            evaluator = Evaluator(["overall_quality"], judge=judge)
+            prompts = {n: f"{n}_v1" for n in ("tcr15", "overall_quality", "context_precision", "context_recall",
+                                               "answer_accuracy", "answer_accuracy_swapped",
+                                               "faithfulness_statements", "faithfulness", "response_relevancy",
+                                               "step_coverage")}
+            judge = Judge(client, prompts, cache_root=Path(tmp) / name)
+            evaluator = Evaluator(names, judge=judge, encoder=HashEncoder())
             pipeline = Pipeline(retriever, LlmBasedMethod(), InstantGenerator(concurrency), evaluator)
-            qs = [Question(f"{name}{i}", f"question {i}", reference_answer="Install it on a base.")
-                  for i in range(count)]
+            qs = [question(i, name, metric_set) for i in range(count)]
             start = time.perf_counter()
             rows = answer_all(qs, Path(tmp) / f"{name}.jsonl", pipeline, progress=False)
             seconds = time.perf_counter() - start
-            bad = [r["metrics"]["judge"]["overall_quality"] for r in rows
-                   if r["metrics"].get("overall_quality") != 4.0]
-            if bad:
-                raise SystemExit(f"judging benchmark: {len(bad)} questions not judged, e.g. {bad[0]}")
-            return count / seconds
-        judged(concurrency, "warm")
-        return judged(n, "timed")
+            failed = [(r["id"], n) for r in rows for n in names if r["metrics"].get(n) is None
+                      and (r["metrics"].get("judge") or {}).get(n, {}).get("error")]
+            if failed:
+                raise SystemExit(f"judging benchmark: {len(failed)} judgments failed, e.g. {failed[0]}")
+            calls = sum((r["metrics"].get("judge") or {}).get(n, {}).get("calls", 1) for r in rows for n in names
+                        if not (r["metrics"].get("judge") or {}).get(n, {}).get("skipped"))
+            return calls / seconds, round(calls / count)
+        per_question = judged(2, "probe")[1]
+        judged(max(1, concurrency // per_question), "warm")
+        return judged(max(1, requests // per_question), "timed")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server waits per request")
-    parser.add_argument("--rounds", type=int, default=10, help="timed questions = rounds x concurrency")
+    parser.add_argument("--rounds", type=int, default=10, help="timed requests = rounds x concurrency")
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     args = parser.parse_args()
     ready = mp.get_context("spawn").Queue()
     server = mp.get_context("spawn").Process(target=serve, args=(args.latency, ready), daemon=True)
@@ -97,12 +140,13 @@ def main() -> None:
         ideal = args.concurrency / args.latency
         n = args.rounds * args.concurrency
         print(f"loopback judge, {args.latency * 1000:.0f} ms latency, {args.concurrency} judge requests in flight, "
-              f"{n} timed questions (one judged metric each); ideal {ideal:.0f} questions/s; "
+              f"about {n} timed requests per metric set; ideal {ideal:.0f} requests/s; "
               f"load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-        achieved = bench(base_url, args.concurrency, n)
-        ratio = achieved / ideal
-        print(f"  judged   {achieved:7.1f} questions/s   ratio {ratio:.3f}  "
-              f"({'meets' if ratio >= 0.8 else 'below'} the 0.8 target)")
+        for metric_set in args.sets:
+            achieved, per_question = bench(base_url, args.concurrency, n, metric_set)
+            ratio = achieved / ideal
+            print(f"  {metric_set:9s} {per_question:3d} calls/question  {achieved:7.1f} requests/s   ratio {ratio:.3f}  "
+                  f"({'meets' if ratio >= 0.8 else 'below'} the 0.8 target)")
     finally:
         server.terminate()
 

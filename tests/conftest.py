@@ -1,6 +1,21 @@
+import sys
+
 import pytest
 
 from ham.ingest.builder import Block, TreeBuilder
+
+
+def pytest_configure(config):
+    """absl (imported by rouge-score, the ROUGE-Lsum metric) makes a logging handler on whatever
+    ``sys.stderr`` is at import: under pytest, a capture file. When a later test reconfigures
+    logging (Hydra's ``@hydra.main`` does), logging shuts that handler down and absl closes its
+    stream, which pytest still owns ("I/O operation on closed file" at the end of the session).
+    Pointing it at the real stderr, which absl never closes, keeps the capture files pytest's."""
+    try:
+        import absl.logging
+    except ImportError:
+        return
+    absl.logging.get_absl_handler().python_handler.stream = sys.__stderr__
 
 
 @pytest.fixture

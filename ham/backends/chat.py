@@ -44,6 +44,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ham.backends.aio import run_sync
 from ham.backends.transport import ConnectionFailed, HTTPStatusError, ReadTimeout, make_transport
 
 log = logging.getLogger("ham.backends.chat")
@@ -299,7 +300,7 @@ class ChatClient:
                 return await coroutine_factory()
             finally:
                 await self.aclose()
-        return asyncio.run(scoped())
+        return run_sync(scoped)
 
     def chat(self, messages: list[dict], **overrides) -> ChatReply:
         """Synchronous call (one event loop per call; use ``achat``/``chat_many`` for concurrency)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 
+from ham.backends.aio import run_sync
 from ham.backends.chat import ChatClient
 from ham.generate.base import Generation, Generator
 from ham.images import UnreadableImage
@@ -74,4 +75,4 @@ class OpenAIGenerator(Generator):
                 return await asyncio.gather(*(self.agenerate(p) for p in prompts))
             finally:
                 await self.aclose()
-        return list(asyncio.run(all_prompts()))
+        return list(run_sync(all_prompts))

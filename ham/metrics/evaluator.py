@@ -8,16 +8,20 @@ denominator. A metric whose resource is absent is *not computed*: None for every
 gives no valid verdict leaves that question's value None and is counted in ``n_failed``, with its
 reasons (``failure_reasons``) beside the metric in ``metrics.json``.
 
-Concurrency: ``ajudge(case)`` asks the judge for every judged metric of a question at once (a
-coroutine); ``score(case, judged)`` then computes the rest with those verdicts. The runner does
-this for every question in flight, so judging is as concurrent as the judge client allows
-(``judge.client.max_concurrency``); ``__call__``/``score`` alone judge synchronously.
+Concurrency: every metric that needs the judge is a coroutine. ``ajudge(case)`` awaits all of a
+question's judged metrics at once (each one's own calls at once too: context precision's verdict
+per unit, answer accuracy's two ratings); ``score(case, judged)`` then computes the rest with those
+values, and never calls a judge. The runner does this for every question in flight, on its event
+loop, so judging is as concurrent as the judge client allows (``judge.client.max_concurrency``,
+with its retries and request budget). ``__call__`` is the synchronous form for one question
+(``ham.backends.aio.run_sync``: never ``asyncio.run`` inside a running loop).
 """
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
 
+from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
 from ham.generate.answer import InterleavedAnswer
 from ham.metrics.registry import Case, Metric, Resources, Scored, aggregate, ordered
@@ -69,19 +73,32 @@ class Evaluator:
                  answer: InterleavedAnswer | None) -> dict:
         return self.score(Case(question, text, images, answer))
 
+    def judge_now(self, case: Case) -> dict[str, Scored]:
+        """``ajudge`` from synchronous code (one question; its own event loop, ``run_sync``)."""
+        async def judge_once():
+            try:
+                return await self.ajudge(case)
+            finally:
+                await self.aclose()
+        return run_sync(judge_once) if self.async_judged else {}
+
     @property
     def async_judged(self) -> list[str]:
-        """The chosen, computed metrics that ``ajudge`` scores."""
-        from ham.metrics.judged import FIELDS
+        """The chosen, computed metrics that ``ajudge`` scores: every one that needs the judge."""
+        return [m.name for m in self.metrics if m.is_async and m.name not in self.not_computed]
 
-        return [m.name for m in self.metrics if m.name in FIELDS and m.name not in self.not_computed]
+    def bind_cpu(self, executor) -> None:
+        """Where judged metrics run their CPU work (``Resources.on_cpu``): the runner's stage thread."""
+        self.resources.cpu = executor
 
     async def ajudge(self, case: Case) -> dict[str, Scored]:
-        """Every judged metric of one question, its judge requests in flight together."""
-        from ham.metrics.judged import ascore
-
+        """Every judged metric of one question, all their judge requests in flight together."""
         names = self.async_judged
-        return dict(zip(names, await asyncio.gather(*(ascore(n, case, self.resources) for n in names))))
+        found = await asyncio.gather(*(self._metric(n).compute(case, self.resources) for n in names))
+        return dict(zip(names, found))
+
+    def _metric(self, name: str) -> Metric:
+        return next(m for m in self.metrics if m.name == name)
 
     async def aclose(self) -> None:
         judge = self.resources.judge
@@ -89,14 +106,18 @@ class Evaluator:
             await judge.aclose()
 
     def score(self, case: Case, judged: dict[str, Scored] | None = None) -> dict:
-        """Per-question values; ``judged`` holds verdicts already obtained by ``ajudge``."""
+        """Per-question values. ``judged``: what ``ajudge`` returned for this case (the runner
+        passes it); None judges here first (``judge_now``)."""
         scores: dict = {}
         details: dict = {}
-        judged = judged or {}
+        judged = self.judge_now(case) if judged is None else judged
         for m in self.metrics:
             if m.name in self.not_computed:
                 scores[m.name] = None
                 continue
+            if m.is_async and m.name not in judged:
+                raise RuntimeError(f"metric {m.name} needs the judge: await Evaluator.ajudge(case) first "
+                                   "and pass its result (the runner does)")
             out = judged[m.name] if m.name in judged else m.compute(case, self.resources)
             if isinstance(out, Scored):
                 details[m.name] = out.detail

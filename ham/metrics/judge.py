@@ -23,12 +23,13 @@ from __future__ import annotations
 import asyncio
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
-from ham.cache import KeyedStore, key_of
+from ham.backends.aio import run_sync
 from ham.backends.chat import ChatReply
+from ham.cache import KeyedStore, key_of
 from ham.generate.cache import WriteBehind
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
 
@@ -100,6 +101,7 @@ class Judge:
                        for m, p in self.prompts.items()}
         self._local: ThreadPoolExecutor | None = None
         self._writer = WriteBehind()
+        self._inflight: dict[tuple, asyncio.Future] = {}
 
     def _lookup(self, metric: str, fields: dict[str, str]):
         prompt = self.prompts[metric]
@@ -113,16 +115,41 @@ class Judge:
         return messages, input_hash, None
 
     def judge(self, metric: str, fields: dict[str, str], n_items: int | None = None) -> Judgment:
-        """One judgment of ``metric``'s prompt on ``fields``; ``n_items``: how many numbered
-        verdicts a per-item prompt must return (``judge_prompt``)."""
-        messages, input_hash, hit = self._lookup(metric, fields)
-        return hit if hit is not None else self._verdict(metric, input_hash, self.client.chat(messages), n_items)
+        """One judgment of ``metric``'s prompt on ``fields``, synchronously (``ajudge`` is the form
+        metrics and the runner use); ``n_items``: how many numbered verdicts a per-item prompt must
+        return (``judge_prompt``)."""
+        async def once():
+            try:
+                return await self.ajudge(metric, fields, n_items)
+            finally:
+                await self.aclose()
+        return run_sync(once)
 
     async def ajudge(self, metric: str, fields: dict[str, str], n_items: int | None = None) -> Judgment:
-        """``judge`` as a coroutine: many judgments in flight through one client."""
+        """``judge`` as a coroutine: many judgments in flight through one client. Identical
+        judgments in flight at once are asked once (context precision per unit and joint ask the
+        same thing when one unit is retrieved); the others share its reply, marked ``cached``."""
         messages, input_hash, hit = self._lookup(metric, fields)
         if hit is not None:
             return hit
+        key = (metric, input_hash, n_items)
+        pending = self._inflight.get(key)
+        if pending is not None:
+            return replace(await asyncio.shield(pending), cached=True)
+        future = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            judgment = await self._ask(metric, messages, input_hash, n_items)
+            future.set_result(judgment)
+            return judgment
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()   # retrieved: no "never retrieved" warning when nobody else waits
+            raise
+        finally:
+            del self._inflight[key]
+
+    async def _ask(self, metric: str, messages: list[dict], input_hash: str, n_items: int | None) -> Judgment:
         if hasattr(self.client, "achat"):
             reply = await self.client.achat(messages)
         else:   # a local model: one call at a time, off the event loop
@@ -141,12 +168,6 @@ class Judge:
         if self._local is not None:
             self._local.shutdown(wait=False)
             self._local = None
-
-    def _verdict(self, metric: str, input_hash: str, reply: ChatReply, n_items: int | None = None) -> Judgment:
-        judgment, entry = self._parse(metric, input_hash, reply, n_items)
-        if entry is not None:
-            self.caches[metric].put(entry)
-        return judgment
 
     def _parse(self, metric: str, input_hash: str, reply: ChatReply,
                n_items: int | None = None) -> tuple[Judgment, dict | None]:

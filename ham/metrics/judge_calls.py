@@ -1,7 +1,8 @@
 """Several judge calls behind one per-question value (the RAGAS-style metrics: a verdict per
 retrieved context, two ratings, statements then verdicts). No metric is registered here.
 
-``Calls`` asks ``res.judge`` and keeps every judgment. The metric's value is computed only when
+``Calls`` asks ``res.judge`` (``await calls.ask(...)``; ``calls.ask_all`` asks many at once, under
+the judge client's concurrency) and keeps every judgment. The metric's value is computed only when
 every call gave a valid judgment; otherwise it is None and the question's detail holds the first
 call's ``error`` (the evaluator counts it in ``n_failed``; a failure is never scored 0). The detail
 records the prompt versions, how many calls there were and whether all were answered from the
@@ -9,6 +10,8 @@ judge cache; a valid one also its value and what it was computed from under ``sc
 (verdicts, ratings, statements), as the run viewer shows a judgment.
 """
 from __future__ import annotations
+
+import asyncio
 
 from ham.metrics.judge import Judgment
 from ham.metrics.registry import Resources, Scored
@@ -19,11 +22,18 @@ class Calls:
         self.judge = res.judge
         self.judgments: list[Judgment] = []
 
-    def ask(self, key: str, fields: dict[str, str], n_items: int | None = None) -> Judgment | None:
+    async def ask(self, key: str, fields: dict[str, str], n_items: int | None = None) -> Judgment | None:
         """One judgment of prompt ``key``; None (and the failure kept) when it failed."""
-        judgment = self.judge.judge(key, fields, n_items)
+        judgment = await self.judge.ajudge(key, fields, n_items)
         self.judgments.append(judgment)
         return None if judgment.error else judgment
+
+    async def ask_all(self, key: str, many: list[dict[str, str]]) -> list[Judgment] | None:
+        """Judgments of prompt ``key`` on each of ``many``, all in flight at once and kept in
+        order; None when any failed."""
+        found = list(await asyncio.gather(*(self.judge.ajudge(key, fields) for fields in many)))
+        self.judgments.extend(found)
+        return None if any(j.error for j in found) else found
 
     @property
     def error(self) -> str | None:

@@ -6,8 +6,8 @@
 
 What each shows its judge is rendered here from the question's case. A reply without a valid
 score is a judge failure: the value is None (left out of the mean) and the failure is counted.
-``ascore`` is the same scoring as a coroutine (``Judge.ajudge``), which the runner uses to judge
-every question in flight at once.
+Like every judged metric, each is a coroutine (``Judge.ajudge``): the runner judges every question
+in flight at once.
 """
 from __future__ import annotations
 
@@ -50,22 +50,10 @@ def _fields(name: str, case: Case) -> dict[str, str] | None:
     """What the judge is shown for metric ``name``; None when the metric needs no judgment."""
     if name == "overall_quality":
         return None if case.answer is None else quality_fields(case)
-    return FIELDS[name](case)
+    return tcr_fields(case)
 
 
-def judged(name: str, case: Case, res: Resources) -> Scored:
-    fields = _fields(name, case)
-    if fields is None:
-        return FAILED_GENERATION
-    judgment = res.judge.judge(name, fields)
-    return Scored(judgment.value, judgment.to_dict())
-
-
-FIELDS = {"tcr15": tcr_fields, "overall_quality": quality_fields}   # the metrics ``ascore`` scores
-
-
-async def ascore(name: str, case: Case, res: Resources) -> Scored:
-    """``judged`` as a coroutine (for ``tcr15`` and ``overall_quality``)."""
+async def judged(name: str, case: Case, res: Resources) -> Scored:
     fields = _fields(name, case)
     if fields is None:
         return FAILED_GENERATION
@@ -75,11 +63,11 @@ async def ascore(name: str, case: Case, res: Resources) -> Scored:
 
 @metric("tcr15", family="retrieval", needs=("judge",), label="TCR@15",
         description="LLM judge: do the top-15 retrieved text units together suffice to answer (1) or not (0)")
-def tcr15(case: Case, res: Resources) -> Scored:
-    return judged("tcr15", case, res)
+async def tcr15(case: Case, res: Resources) -> Scored:
+    return await judged("tcr15", case, res)
 
 
 @metric("overall_quality", needs=("judge",), label="Qual.", value_range=(0.0, 5.0),
         description="LLM judge 1-5: correctness, completeness, grounding, text-image coherence (0 if failed)")
-def overall_quality(case: Case, res: Resources) -> Scored:
-    return judged("overall_quality", case, res)
+async def overall_quality(case: Case, res: Resources) -> Scored:
+    return await judged("overall_quality", case, res)

@@ -24,6 +24,8 @@ Answers and references are shown to the judge as text with images as ``[IMAGE: r
 """
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 
 from ham.metrics.judge_calls import Calls, verdicts
@@ -60,7 +62,7 @@ def _answer(case: Case) -> str:
 
 @metric("answer_accuracy", needs=("judge",), label="AA", prompts=("answer_accuracy", "answer_accuracy_swapped"),
         description="RAGAS answer accuracy: mean of two 0/2/4 judge ratings /4 (second with the answers swapped)")
-def answer_accuracy(case: Case, res: Resources) -> Scored | None:
+async def answer_accuracy(case: Case, res: Resources) -> Scored | None:
     reference = reference_text(case.question)
     if not reference:
         return None
@@ -68,30 +70,28 @@ def answer_accuracy(case: Case, res: Resources) -> Scored | None:
         return Scored(0.0, FAILED)
     answer, q = _answer(case), case.question.question
     calls = Calls(res)
-    first = calls.ask("answer_accuracy", {"question": q, "user_answer": answer, "reference_answer": reference})
-    if first is None:
-        return calls.result(None)
-    second = calls.ask("answer_accuracy_swapped", {"question": q, "user_answer": reference,
-                                                    "reference_answer": answer})
-    if second is None:
+    first, second = await asyncio.gather(
+        calls.ask("answer_accuracy", {"question": q, "user_answer": answer, "reference_answer": reference}),
+        calls.ask("answer_accuracy_swapped", {"question": q, "user_answer": reference, "reference_answer": answer}))
+    if first is None or second is None:
         return calls.result(None)
     return calls.result(accuracy(first.value, second.value), ratings=[int(first.value), int(second.value)])
 
 
 @metric("faithfulness", needs=("judge",), label="Faith.", prompts=("faithfulness_statements", "faithfulness"),
         description="RAGAS faithfulness: the answer's statements supported by the retrieved context / statements")
-def faithfulness(case: Case, res: Resources) -> Scored | None:
+async def faithfulness(case: Case, res: Resources) -> Scored | None:
     ctx = contexts(case.text, case.images)
     if case.answer is None:
         return Scored(0.0, FAILED)
     if not ctx:
         return None
     calls = Calls(res)
-    split = calls.ask("faithfulness_statements", {"question": case.question.question, "answer": _answer(case)})
+    split = await calls.ask("faithfulness_statements", {"question": case.question.question, "answer": _answer(case)})
     if split is None:
         return calls.result(None)
     statements = list(split.scores["statement"])
-    judged = calls.ask("faithfulness", {"context": "\n".join(ctx), "statements": numbered(statements),
+    judged = await calls.ask("faithfulness", {"context": "\n".join(ctx), "statements": numbered(statements),
                                         "n": str(len(statements))}, n_items=len(statements))
     if judged is None:
         return calls.result(None)
@@ -101,15 +101,15 @@ def faithfulness(case: Case, res: Resources) -> Scored | None:
 
 @metric("response_relevancy", needs=("judge", "encoder"), label="RR",
         description="RAGAS response relevancy: cosine of 3 judge-written questions to the question (0 if noncommittal)")
-def response_relevancy(case: Case, res: Resources) -> Scored:
+async def response_relevancy(case: Case, res: Resources) -> Scored:
     if case.answer is None:
         return Scored(0.0, FAILED)
     calls = Calls(res)
-    judgment = calls.ask("response_relevancy", {"answer": _answer(case)})
+    judgment = await calls.ask("response_relevancy", {"answer": _answer(case)})
     if judgment is None:
         return calls.result(None)
     generated = list(judgment.scores["question"])
     noncommittal = bool(judgment.scores["noncommittal"])
-    vectors = np.asarray(res.encoder.encode([case.question.question, *generated]))
+    vectors = np.asarray(await res.on_cpu(res.encoder.encode, [case.question.question, *generated]))
     value = relevancy(vectors[0], vectors[1:], noncommittal)
     return calls.result(value, questions=generated, noncommittal=int(noncommittal))

@@ -20,8 +20,8 @@ as ``[IMAGE: ref | caption]``).
                              not (0); score = attributed / claims
 
 Undefined (None): no reference answer (nor short answer), or nothing retrieved. A failed judge
-call makes the question's value None and is counted (``judge_calls``); context precision stops
-asking at the first failure.
+call makes the question's value None and is counted (``judge_calls``). Context precision asks its
+per-unit verdicts all at once (bounded by the judge client's concurrency).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def recall_fraction(attributed: list[int]) -> float | None:
     return sum(attributed) / len(attributed) if attributed else None
 
 
-def _precision(case: Case, res: Resources, joint: bool) -> Scored | None:
+async def _precision(case: Case, res: Resources, joint: bool) -> Scored | None:
     reference = enriched_reference(case.question)
     ctx = contexts(case.text, case.images)
     if not reference or not ctx:
@@ -52,38 +52,36 @@ def _precision(case: Case, res: Resources, joint: bool) -> Scored | None:
     if joint:
         ctx = ["\n".join(ctx)]
     calls = Calls(res)
-    found: list[int] = []
-    for context in ctx:
-        judgment = calls.ask("context_precision", {"question": case.question.question, "reference": reference,
-                                                   "context": context})
-        if judgment is None:
-            return calls.result(None)
-        found.append(int(judgment.value))
+    judgments = await calls.ask_all("context_precision", [{"question": case.question.question,
+                                                           "reference": reference, "context": c} for c in ctx])
+    if judgments is None:
+        return calls.result(None)
+    found = [int(j.value) for j in judgments]
     return calls.result(average_precision(found), verdicts=found)
 
 
 @metric("context_precision", family="retrieval", needs=("judge",), label="CP",
         description="RAGAS context precision: average precision of per-unit 'useful' verdicts in rank order")
-def context_precision(case: Case, res: Resources) -> Scored | None:
-    return _precision(case, res, joint=False)
+async def context_precision(case: Case, res: Resources) -> Scored | None:
+    return await _precision(case, res, joint=False)
 
 
 @metric("context_precision_joint", family="retrieval", needs=("judge",), label="CP (joint)",
         prompts=("context_precision",),
         description="context precision as TopoGraphRAG-Bench computes it: one verdict on the whole context")
-def context_precision_joint(case: Case, res: Resources) -> Scored | None:
-    return _precision(case, res, joint=True)
+async def context_precision_joint(case: Case, res: Resources) -> Scored | None:
+    return await _precision(case, res, joint=True)
 
 
 @metric("context_recall", family="retrieval", needs=("judge",), label="CR",
         description="RAGAS context recall: claims of the topology-enriched reference attributed to the context")
-def context_recall(case: Case, res: Resources) -> Scored | None:
+async def context_recall(case: Case, res: Resources) -> Scored | None:
     claims = reference_claims(case.question)
     ctx = contexts(case.text, case.images)
     if not claims or not ctx:
         return None
     calls = Calls(res)
-    judgment = calls.ask("context_recall", {"question": case.question.question, "context": "\n".join(ctx),
+    judgment = await calls.ask("context_recall", {"question": case.question.question, "context": "\n".join(ctx),
                                             "claims": numbered(claims), "n": str(len(claims))}, n_items=len(claims))
     if judgment is None:
         return calls.result(None)

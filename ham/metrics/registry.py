@@ -10,7 +10,11 @@ and image rows in rank order, the parsed answer or None for a failed generation,
 computed so far) and the run's ``Resources`` (``judge``, ``bertscore``, ``encoder``: each built
 only when a chosen metric ``needs`` it). It returns a value, None (undefined for this question:
 left out of the mean, the n reported), or ``Scored(value, detail)`` when there is a per-question
-record to keep (a judge's verdict, a skipped call).
+record to keep (a judge's verdict, a skipped call). A metric that needs the judge is a coroutine
+function (``async def``, checked at registration): its judge calls are awaited on the caller's
+event loop, never behind a blocking call, so every judged metric of every question in flight is
+judged concurrently under the judge client's concurrency, retries and budget
+(``Evaluator.ajudge``). CPU work inside one (an encoder call) goes through ``res.on_cpu``.
 
 ``after`` names metrics a derived metric reads from ``case.scores`` (Average Score reads Img-F1,
 Img-CBS and Qual.); they are computed first. Every module of this package is imported when the
@@ -18,7 +22,9 @@ registry is first used, so adding a metric is one file (plus its tests).
 """
 from __future__ import annotations
 
+import asyncio
 import importlib
+import inspect
 import math
 import pkgutil
 from dataclasses import dataclass, field
@@ -50,6 +56,15 @@ class Resources:
     bertscore: object | None = None      # ham.metrics.bertscore.ContextScorer
     encoder: object | None = None        # the run's text encoder
     settings: dict = field(default_factory=dict)   # e.g. img_cbs_window
+    cpu: object | None = None            # the runner's stage executor (models shared with retrieval)
+
+    async def on_cpu(self, fn, *args):
+        """``fn(*args)`` from a coroutine metric: on the runner's stage thread when there is one
+        (the encoder is shared with retrieval, which runs there: one thread uses it at a time),
+        else here."""
+        if self.cpu is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.cpu, fn, *args)
 
 
 @dataclass
@@ -85,6 +100,10 @@ class Metric:
     def needs_judge(self) -> bool:
         return "judge" in self.needs
 
+    @property
+    def is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self.compute)
+
 
 def _mean(values: list[float]) -> float:
     return math.fsum(values) / len(values)
@@ -107,6 +126,9 @@ def metric(name: str, **spec) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"metric {name!r} registered twice")
         entry = Metric(name, compute, **{**spec, "needs": frozenset(spec.get("needs", ()))})
+        if entry.needs_judge != entry.is_async:
+            raise TypeError(f"metric {name!r}: a metric that needs the judge must be a coroutine function "
+                            "(async def) and only such a one")
         if entry.aggregation not in AGGREGATIONS:
             raise ValueError(f"metric {name!r}: unknown aggregation {entry.aggregation!r}; known: {sorted(AGGREGATIONS)}")
         _REGISTRY[name] = entry

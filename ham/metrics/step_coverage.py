@@ -25,7 +25,7 @@ def coverage(flags: list[int]) -> float | None:
 
 @metric("step_coverage", needs=("judge",), label="Step cov.",
         description="judge: share of a bridge chain's hops or a synthesis question's evidence points the answer covers")
-def step_coverage(case: Case, res: Resources) -> Scored | None:
+async def step_coverage(case: Case, res: Resources) -> Scored | None:
     steps = required_steps(case.question)
     if not steps:
         return None
@@ -33,7 +33,7 @@ def step_coverage(case: Case, res: Resources) -> Scored | None:
         return Scored(0.0, FAILED)
     captions = {h["image"]: h.get("caption") or "" for h in case.images if h.get("image")}
     calls = Calls(res)
-    judgment = calls.ask("step_coverage", {"question": case.question.question, "steps": "\n".join(steps),
+    judgment = await calls.ask("step_coverage", {"question": case.question.question, "steps": "\n".join(steps),
                                            "answer": answer_text(case.answer, captions), "n": str(len(steps))},
                          n_items=len(steps))
     if judgment is None:

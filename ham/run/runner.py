@@ -2,16 +2,14 @@
 
 Each row is appended (one ``write`` of one line, flushed) as soon as it is done, in completion
 order. Local generators answer ``batch_size`` questions at a time; remote ones (``is_async``) keep
-about twice their concurrency in flight, with retrieval, parsing and scoring on one worker thread
-so the event loop stays free for requests, unless the stages are cheaper than the trip to that
-thread: their first calls run on the event loop and are timed, and once any stage's calls take
-over ``INLINE_SECONDS`` on average, all stages move to the worker thread for the rest of the run
-(a thread hop, with its wait for the interpreter lock under load, cost about 0.8 ms per stage on
-two busy cores: more than prompt assembly or parsing, less than retrieval over a real index or
-BERTScore). Judged metrics (``tcr15``, ``overall_quality``) are
-asked on the event loop for every question in flight at once (``Evaluator.ajudge``), bounded by
-the judge client's own concurrency, retries, deadline and budget; local batches judge their
-batch's questions together the same way.
+about twice their concurrency in flight. Their stages (retrieval and prompt, parsing, scoring)
+always run on one worker thread, so the event loop stays free for requests; one thread, because
+the stages share models (the run's encoder serves retrieval, rule_based's image placement and
+scoring). Where code runs never depends on how long it took. Every judged metric (``tcr15``,
+``overall_quality``, the TopoGraphRAG-Bench ones) is awaited on the event loop for every question
+in flight at once (``Evaluator.ajudge``), bounded by the judge client's own concurrency, retries,
+deadline and budget; its CPU work (an encoder call) hops to the stage thread. Local batches judge
+their batch's questions together the same way, on a loop of their own.
 
 Each row records the index keys it was answered under (``index``: text and image) and the model
 the server says answered (``generation.served_model``).
@@ -29,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -37,6 +34,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
 from ham.generate.answer import InterleavedAnswer
 from ham.generate.base import RETRYABLE_FAILURES
@@ -45,37 +43,6 @@ from ham.run.pipeline import Pipeline
 from ham.run.predictions import read_predictions, rewrite
 
 log = logging.getLogger("ham.run.runner")
-INLINE_SECONDS = 0.0005   # a stage faster than this on average stays on the event loop
-INLINE_TRIALS = 8         # calls timed on the event loop before a stage's place is decided
-
-
-class Placed:
-    """The stages of the concurrent runner (retrieval and prompt, parsing, scoring), on the event
-    loop while every one of them is cheap and all on the worker thread once any stage's first
-    ``INLINE_TRIALS`` calls average over ``INLINE_SECONDS``. The move is for all stages at once and
-    for good, so no two stages ever run at the same time (they share models: the run's encoder
-    serves retrieval, rule_based's image placement and scoring)."""
-
-    def __init__(self, executor: ThreadPoolExecutor) -> None:
-        self.executor, self.offloaded = executor, False
-
-    def stage(self, fn):
-        calls, seconds = 0, 0.0
-
-        async def run(*args):
-            nonlocal calls, seconds
-            if self.offloaded:
-                return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
-            start = time.perf_counter()
-            out = fn(*args)
-            calls += 1
-            seconds += time.perf_counter() - start
-            if calls >= INLINE_TRIALS and seconds / calls > INLINE_SECONDS:
-                self.offloaded = True
-                log.debug("%s takes %.2f ms a call: stages move to the worker thread",
-                          getattr(fn, "__name__", fn), 1000 * seconds / calls)
-            return out
-        return run
 
 
 def index_keys(info: dict) -> dict | None:
@@ -160,7 +127,7 @@ def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, lo
                     return await asyncio.gather(*(stages.evaluator.ajudge(case) for _, case in done))
                 finally:
                     await stages.aclose()
-            verdicts = asyncio.run(judge_batch())
+            verdicts = run_sync(judge_batch)
             done = [(stages.score(row, case, v), case) for (row, case), v in zip(done, verdicts)]
         for row, _ in done:
             log_.write(row)
@@ -174,8 +141,16 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
     judge_width = int(getattr(getattr(judge_client, "client", None), "max_concurrency", 16) or 16)
     judge_gate = asyncio.Semaphore(2 * max(1, judge_width))
     cpu = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-stages")
-    placed = Placed(cpu)
-    assemble, finish, score = (placed.stage(f) for f in (pipeline.assemble, stages.finish, stages.score))
+    loop = asyncio.get_running_loop()
+    if stages.judging:
+        stages.evaluator.bind_cpu(cpu)
+
+    def on_stage_thread(fn):
+        async def run(*args):
+            return await loop.run_in_executor(cpu, fn, *args)
+        return run
+
+    assemble, finish, score = (on_stage_thread(f) for f in (pipeline.assemble, stages.finish, stages.score))
 
     async def one(q: Question) -> None:
         async with gate:
@@ -201,6 +176,8 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
         raise
     finally:
         cpu.shutdown(wait=False, cancel_futures=True)
+        if stages.judging:
+            stages.evaluator.bind_cpu(None)
         if hasattr(generator, "aclose"):
             await generator.aclose()
         await stages.aclose()
@@ -227,7 +204,7 @@ def answer_all(questions: list[Question], pred_path: Path, pipeline: Pipeline, d
     stages = Stages(pipeline, index)
     try:
         if getattr(pipeline.generator, "is_async", False):
-            asyncio.run(_answer_concurrently(todo, pipeline, stages, log_))
+            run_sync(lambda: _answer_concurrently(todo, pipeline, stages, log_))
         else:
             _answer_batched(todo, pipeline, stages, log_)
     finally:

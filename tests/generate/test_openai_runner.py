@@ -285,15 +285,18 @@ def test_a_failed_judge_call_redoes_its_row_on_resume(tmp_path, manual_doc):
     assert all(r["metrics"]["overall_quality"] == 4.0 for r in again)
 
 
-def test_slow_stages_move_to_the_worker_thread_together(tmp_path, manual_doc):
+@pytest.mark.parametrize("seconds", [0.0, 0.002])
+def test_stages_always_run_on_the_one_worker_thread(tmp_path, manual_doc, seconds):
+    """Where a stage runs never depends on how long it took: fast or slow, retrieval and scoring
+    run on the one stage thread (they share models), never on the event loop."""
     import threading
     import time
 
     seen = {"retrieve": [], "score": []}
 
-    class SlowRetriever(FixedRetriever):
+    class TimedRetriever(FixedRetriever):
         def retrieve(self, question):
-            time.sleep(0.002)      # over INLINE_SECONDS: retrieval over a real index
+            time.sleep(seconds)
             seen["retrieve"].append(threading.current_thread().name)
             return self.retrieved
 
@@ -302,9 +305,7 @@ def test_slow_stages_move_to_the_worker_thread_together(tmp_path, manual_doc):
         return {}
 
     with ChatServer(responder=answer_for) as server:
-        pipeline = Pipeline(SlowRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server, concurrency=2),
+        pipeline = Pipeline(TimedRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server, concurrency=2),
                             evaluate)
         answer_all(questions(20), tmp_path / "p.jsonl", pipeline, progress=False)
-    main = threading.main_thread().name
-    assert seen["retrieve"][:8] == [main] * 8 and set(seen["retrieve"][8:]) == {"ham-stages_0"}
-    assert seen["score"][-1] == "ham-stages_0", "scoring moved with retrieval (they never run at once)"
+    assert set(seen["retrieve"]) == set(seen["score"]) == {"ham-stages_0"}

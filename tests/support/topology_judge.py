@@ -1,6 +1,6 @@
-"""A scripted judge for ham's topology prompts, behind ``tests.support.chat_server.ChatServer``:
-it reads the fields back out of each rendered prompt and answers in the prompt's tag format,
-with verdicts from rules the test chooses.
+"""A scripted judge for every ham judge prompt (the topology ones, TCR@15 and Overall Quality),
+behind ``tests.support.chat_server.ChatServer``: it reads the fields back out of each rendered
+prompt and answers in the prompt's tag format, with verdicts from rules the test chooses.
 
     judge = ScriptedJudge(useful=lambda f: int("loan" in f["context"]))
     with ChatServer(responder=judge) as server: ...
@@ -14,6 +14,8 @@ Rules take the prompt's fields (as rendered) and, for per-item prompts, the item
     supported(fields, statement)         faithfulness               -> 0/1 per statement
     questions(fields), noncommittal      response_relevancy         -> 3 questions, 0/1
     covered(fields, step)                step_coverage              -> 0/1 per step
+    sufficient(fields)                   tcr15                      -> 0/1
+    quality(fields)                      overall_quality            -> 1-5
 
 The defaults are lexical (a claim is attributed when half its tokens are in the context, ...), so a
 whole run gets deterministic verdicts. ``bad`` names prompts answered with prose instead of tags
@@ -40,6 +42,8 @@ SYSTEMS = {
     "You check statements against a context": "faithfulness",
     "You read an answer and write the questions": "response_relevancy",
     "You check whether an answer covers": "step_coverage",
+    "You are a strict evaluator of retrieval for question answering. You decide whether a set": "tcr15",
+    "You are a strict, impartial evaluator of multimodal answers": "overall_quality",
 }
 
 
@@ -84,7 +88,8 @@ class ScriptedJudge:
                  rating: Callable | None = None, rating_swapped: Callable | None = None,
                  statements: Callable | None = None, supported: Callable | None = None,
                  questions: Callable | None = None, noncommittal: Callable | None = None,
-                 covered: Callable | None = None, bad: tuple = ()) -> None:
+                 covered: Callable | None = None, sufficient: Callable | None = None,
+                 quality: Callable | None = None, bad: tuple = ()) -> None:
         self.useful = useful or (lambda f: int(share(f["Reference answer"], f["Context"]) >= 0.2))
         self.attributed = attributed or (lambda f, claim: int(share(claim, f["Context"]) >= 0.5))
         self.rating = rating or (lambda f: _rate(f["User answer"], f["Reference answer"]))
@@ -95,6 +100,8 @@ class ScriptedJudge:
                                                   for w in (tokenize([f["Answer"]])[0] + ["it"] * 3)[:3]])
         self.noncommittal = noncommittal or (lambda f: int("do not say" in f["Answer"].lower()))
         self.covered = covered or (lambda f, step: int(share(step.split("->")[-1], f["Answer"]) >= 0.5))
+        self.sufficient = sufficient or (lambda f: int(share(f["Reference answer"], f["Retrieved passages"]) >= 0.5))
+        self.quality = quality or (lambda f: 1 + _rate(f["Generated answer"], f["Reference answer"]))
         self.bad = set(bad)
         self.seen: Counter = Counter()
 
@@ -104,11 +111,17 @@ class ScriptedJudge:
         user = next(m["content"] for m in messages if m["role"] == "user")
         key = next((k for prefix, k in SYSTEMS.items() if system.startswith(prefix)), None)
         if key is None:
-            raise ValueError(f"not a topology prompt: {system[:80]!r}")
+            raise ValueError(f"not a ham judge prompt: {system[:80]!r}")
         self.seen[key] += 1
         if key in self.bad:
             return "I think it is mostly fine."
         f = swapped_fields(user) if key == "answer_accuracy_swapped" else sections(user)
+        if key == "tcr15":
+            return f"Reason.\n<sufficient>{self.sufficient(f)}</sufficient>"
+        if key == "overall_quality":
+            q = self.quality(f)
+            return "".join(f"<{t}>{q}</{t}>" for t in ("correctness", "completeness", "grounding", "coherence",
+                                                       "overall"))
         if key == "context_precision":
             return f"Reason.\n<useful>{self.useful(f)}</useful>"
         if key == "context_recall":
