@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pdfs", nargs="*", type=Path)
     parser.add_argument("--mode", choices=["outline", "typography", "both"], default="both")
     args = parser.parse_args(argv)
-    pdfs = args.pdfs or sorted((ROOT / "data" / "pdfdev" / "corpus").glob("*.pdf"))
+    pdfs = args.pdfs or sorted((ROOT / "data" / "pdfdev" / "corpus").rglob("*.pdf"))
     if not pdfs:
         print("no PDFs: run data/pdfdev/fetch.py first, or name PDF files", file=sys.stderr)
         return 1

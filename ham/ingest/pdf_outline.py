@@ -117,7 +117,8 @@ def _best(bookmark: Bookmark, lines: list[Line], start: float | None) -> tuple[i
         return None
     best = None
     for i, ln in enumerate(lines):
-        if ln.furniture or ln.role == "heading" or (start is not None and ln.bottom < start):
+        if ln.furniture or ln.role == "heading" or (start is not None and ln.bottom < start) \
+                or not title_key(ln.text):     # a wrapped title does not start with a bare label
             continue
         text = ""
         for n in range(1, 4):
