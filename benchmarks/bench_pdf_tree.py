@@ -99,10 +99,14 @@ def band_lines(path: Path) -> dict[int, list[str]]:
     return out
 
 
-def furniture_strings(path: Path, titles: set[str]) -> dict[int, set[str]]:
+def furniture_strings(path: Path, titles: set[str]) -> dict[int, tuple[set[str], set[str]]]:
+    """Per page: (band lines that recur on 3 pages or more, digits masked; band lines that repeat a
+    bookmark title). A heading set at the very top of its page also repeats its title: such a line
+    counts as furniture in content only where a leaf is nothing but it."""
     lines = band_lines(path)
     seen = Counter(m for page in lines.values() for m in {re.sub(r"\d+", "#", ln.lower()) for ln in page})
-    return {n: {ln.lower() for ln in page if seen[re.sub(r"\d+", "#", ln.lower())] >= 3 or key(ln) in titles}
+    return {n: ({ln.lower() for ln in page if seen[re.sub(r"\d+", "#", ln.lower())] >= 3},
+                {ln.lower() for ln in page if key(ln) in titles})
             for n, page in lines.items()}
 
 
@@ -169,15 +173,16 @@ def score(path: Path, use_outline: bool) -> dict:
         parent_ok += h["parent"] is want
     furniture = furniture_strings(path, {key(e["title"]) for e in gold} | {key(gold_title)})
     matched_ids = {id(h["node"]) for _, h in matched}
+    none = (set(), set())
     furn_heads = sum(1 for h in heads if id(h["node"]) not in matched_ids
-                     and " ".join(h["node"].title.lower().split()) in furniture.get(h["node"].page, set()))
+                     and " ".join(h["node"].title.lower().split()) in set.union(*furniture.get(h["node"].page, none)))
     furn_text = 0
     for leaf in doc.leaves():
         text = " ".join((leaf.text or "").lower().split())
-        for f in furniture.get(leaf.page, set()):
-            if len(f) >= 2 and (text == f or (len(f) >= 8 and (text.startswith(f + " ") or text.endswith(" " + f)))):
-                furn_text += 1
-                break
+        recurring, title_like = furniture.get(leaf.page, none)
+        if text in recurring | title_like or any(
+                len(f) >= 8 and (text.startswith(f + " ") or text.endswith(" " + f)) for f in recurring):
+            furn_text += 1
     measures = report.measures.get(path.name, {})
     tokens = measures.get("text tokens", 0)
     return {"doc": path.name, "producer": producer, "pages": pages, "bookmarks": len(gold),

@@ -10,9 +10,9 @@ line that repeats a heading of the document (a bookmark title, or one of the slo
 furniture too. Kinds, counted in the ingest report: "page number", "running head (section title)"
 (a varying running head: the section or chapter it names), "running head/footer (fixed text)".
 
-A table-of-contents page is a page most of whose lines end in a page number (dot leaders or not),
-after a "Contents" line or with at least ``TOC_MIN_LINES`` such lines: its lines are never
-headings. A chapter opener's label ("CHAPTER" / "ONE", "Chapter 3", a big numeral) on the lines
+A table-of-contents page is a page most of whose lines are entries ending in a page number, with
+a "Contents" line or at least ``TOC_MIN_LEADERS`` dot leaders (a page of numeric tables or of
+footnote-marked lists is not one): its lines are never headings. A chapter opener's label ("CHAPTER" / "ONE", "Chapter 3", a big numeral) on the lines
 just above a chapter title belongs to that title (``opener_label``).
 """
 from __future__ import annotations
@@ -27,12 +27,13 @@ BAND = 0.12
 SLOT_PT = 3.0
 MIN_PAGES = 3
 MIN_SHARE = 0.15
-TOC_MIN_LINES = 5
+TOC_MIN_LEADERS = 3
 PAGE_NUMBER = "page number"
 SECTION_HEAD = "running head (section title)"
 FIXED_HEAD = "running head/footer (fixed text)"
 
 _ROMAN = r"[ivxlcdm]{1,7}"
+_LEADER = re.compile(rf"(?:(?:\.\s?){{3,}}|…|·{{3,}})\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
 _PAGE_ONLY = re.compile(rf"^(?:(?:page|pg\.?|p\.|seite)\s*)?(?:\d{{1,4}}|{_ROMAN})(?:\s*(?:/|of|von|de)\s*\d{{1,4}})?$",
                         re.I)
 _TOC_ENTRY = re.compile(rf"^.{{2,}}?(?:\s*(?:\.\s?){{2,}}|…+|\s)\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
@@ -118,11 +119,11 @@ def is_toc_page(lines: list[Line]) -> bool:
     texts = [normalise_ws(ln.text) for ln in lines if ln.text.strip() and not ln.furniture]
     if not texts:
         return False
-    entries = sum(1 for t in texts if _TOC_ENTRY.match(t) and not _PAGE_ONLY.match(t))
+    entries = sum(1 for t in texts if _TOC_ENTRY.match(t) and not _PAGE_ONLY.match(t) and re.search(r"[^\W\d_]{2}", t))
+    leaders = sum(1 for t in texts if _LEADER.search(t))
     numbers = sum(1 for t in texts if _PAGE_ONLY.match(t))     # page numbers cut off as lines of their own
     titled = any(t.strip(" :") in ("contents", "table of contents") for t in texts)
-    return (entries + numbers) >= 0.5 * len(texts) and (titled or entries + numbers >= TOC_MIN_LINES) \
-        and entries >= 2
+    return (entries + numbers) >= 0.5 * len(texts) and entries >= 2 and (titled or leaders >= TOC_MIN_LEADERS)
 
 
 def opener_label(line: Line, body: float) -> bool:
