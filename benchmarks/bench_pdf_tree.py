@@ -24,6 +24,10 @@ its printed heading "clear_alarm(AlarmId) -> void()"). Columns:
 
 One row per document and mode; the last rows are the means over documents. Output is a Markdown
 table (docs/pdf_trees.md holds the figures of the development set).
+
+``--word-settings`` instead compares text extractions by the glued-token rate of each PDF's whole
+text (``ham.ingest.pdf_glued``): pdfplumber's word settings, pdfminer's layout analysis and
+PDFium's text page; the measurement behind ``ham.ingest.pdf_text.WORD_SETTINGS``.
 """
 from __future__ import annotations
 
@@ -194,15 +198,67 @@ def score(path: Path, use_outline: bool) -> dict:
             "unaligned": measures.get("bookmarks not found on their page (placed at their destination)", 0)}
 
 
+def _plumber(path: Path, **settings) -> list[str]:
+    import pdfplumber
+
+    with pdfplumber.open(path) as pdf:
+        return [" ".join(w["text"] for w in page.extract_words(**settings)) for page in pdf.pages]
+
+
+def _pdfminer(path: Path) -> list[str]:
+    from pdfminer.high_level import extract_text
+    from pdfminer.layout import LAParams
+
+    return [extract_text(str(path), laparams=LAParams())]
+
+
+def _pdfium(path: Path) -> list[str]:
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(str(path))
+    texts = [doc[n].get_textpage().get_text_range() for n in range(len(doc))]
+    doc.close()
+    return texts
+
+
+EXTRACTIONS = {
+    "pdfplumber x_tolerance=3 (its default; ham before issue 20)": lambda p: _plumber(p),
+    "pdfplumber x_tolerance=1.5": lambda p: _plumber(p, x_tolerance=1.5),
+    "pdfplumber x_tolerance_ratio=0.15 (chosen)": lambda p: _plumber(p, x_tolerance_ratio=0.15),
+    "pdfplumber x_tolerance_ratio=0.1": lambda p: _plumber(p, x_tolerance_ratio=0.1),
+    "pdfplumber use_text_flow (x_tolerance=3)": lambda p: _plumber(p, use_text_flow=True),
+    "pdfminer LAParams() (word_margin 0.1)": _pdfminer,
+    "PDFium text page (get_text_range)": _pdfium,
+}
+
+
+def compare_word_settings(pdfs: list[Path]) -> None:
+    import logging
+
+    from ham.ingest.pdf_glued import count_glued
+
+    logging.getLogger("pdfminer").setLevel(logging.ERROR)
+    print("| extraction | " + " | ".join(p.name for p in pdfs) + " |")
+    print("|---|" + "---|" * len(pdfs))
+    for name, extract in EXTRACTIONS.items():
+        counts = [count_glued(extract(p)) for p in pdfs]
+        print(f"| {name} | " + " | ".join(f"{c.rate:.2%} ({c.glued})" for c in counts) + " |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("pdfs", nargs="*", type=Path)
     parser.add_argument("--mode", choices=["outline", "typography", "both"], default="both")
+    parser.add_argument("--word-settings", action="store_true",
+                        help="compare text extractions by glued-token rate instead of scoring trees")
     args = parser.parse_args(argv)
     pdfs = args.pdfs or sorted((ROOT / "data" / "pdfdev" / "corpus").rglob("*.pdf"))
     if not pdfs:
         print("no PDFs: run data/pdfdev/fetch.py first, or name PDF files", file=sys.stderr)
         return 1
+    if args.word_settings:
+        compare_word_settings(pdfs)
+        return 0
     modes = ["outline", "typography"] if args.mode == "both" else [args.mode]
     print("| document | mode | pages | bookmarks | headings | recall | depth | parent | furn→head | furn→text "
           "| glued | unaligned |")

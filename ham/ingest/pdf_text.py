@@ -7,7 +7,7 @@ default, a fixed 3 pt, glued words together wherever a typesetter sets spaces na
 pdfminer's layout analysis and PDFium's text page all leave the same residue, about 0.1-0.4%
 (compound identifiers such as "qdiscname"), and ``use_text_flow`` changes nothing.
 
-Words are grouped into lines by vertical overlap (not by equal tops: a word set in another font
+Words are grouped into lines by vertical overlap (``OVERLAP`` of the smaller height; not by equal tops: a word set in another font
 on the same baseline has another top, and used to start a line of its own, splitting "6.1 The
 config" from "Command"), then a line is cut where a gap wider than ``COLUMN_GAP`` font sizes
 separates two words (a running head's left and right parts, a table of contents' page number, two
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
 COLUMN_GAP = 2.5
+OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _MONO = re.compile(r"mono|courier|consol|cmtt|lmtt|typewriter|inconsolata|menlo|sfmono|code", re.I)
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
@@ -68,7 +69,7 @@ def group_lines(words: list[dict]) -> list[Line]:
         best = None
         for row in rows[-6:]:
             overlap = min(row["bottom"], w["bottom"]) - max(row["top"], w["top"])
-            if overlap >= 0.5 * min(height, row["bottom"] - row["top"]):
+            if overlap >= OVERLAP * min(height, row["bottom"] - row["top"]):
                 best = row
         if best is None:
             rows.append({"top": w["top"], "bottom": w["bottom"], "words": [w]})
