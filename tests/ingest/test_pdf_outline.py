@@ -61,10 +61,11 @@ def book_pdf(path, outline: bool = True):
                 if outline:
                     c.addOutlineEntry(title, key, level=level)
                 continue
-            font, size, text = entry
-            c.setFont(font, size)
-            c.drawString(72, y, text)
-            y -= size * 2.2
+            text = c.beginText(72, y)
+            text.setFont(entry[0], entry[1])
+            text.textLine(entry[2])
+            c.drawText(text)
+            y -= entry[1] * 2.2
         c.showPage()
     c.save()
     return path
