@@ -5,9 +5,9 @@ Per page: words with their font size and name become lines (``ham.ingest.pdf_tex
 chosen by measurement), page furniture is marked by position and recurrence
 (``ham.ingest.pdf_furniture``), and lines become paragraphs (same size, small gaps).
 
-Headings. When the PDF has an outline (bookmarks) it is the hierarchy (``ham.ingest.pdf_outline``):
-each bookmark is aligned to its heading line and takes the outline's level (rule "outline");
-typography only adds headings below the bookmarked ones (a level deeper than any bookmark, so
+Headings. When the PDF has an outline (``MIN_BOOKMARKS`` bookmarks or more) it is the hierarchy
+(``ham.ingest.pdf_outline``): each bookmark is aligned to its heading line and takes the
+outline's level (rule "outline"); typography only adds headings below the bookmarked ones (a level deeper than any bookmark, so
 they never take a bookmarked heading as a child), after the first bookmark. Without an outline
 (or with ``use_outline=False``), a line set clearly larger than the body text
 (``HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
@@ -69,6 +69,7 @@ SUFFIXES = {".pdf"}
 HEADING_RATIO = 1.15
 DPI = 144
 MIN_IMAGE_PT = 24
+MIN_BOOKMARKS = 2
 _FIGURE = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 _TABLE = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
 _NUMBER_WORD = {w: i + 1 for i, w in enumerate(
@@ -278,6 +279,8 @@ class _Reader:
         _, head_titles = mark_slots(pages, heights)
         root_title = bookmarks[0].title if bookmarks else ""
         bookmarks = self.outline_title(bookmarks)
+        if len(bookmarks) < MIN_BOOKMARKS:      # one bookmark is no hierarchy: typography decides
+            bookmarks = []
         self.outlined = bool(bookmarks)
         if bookmarks:
             align(bookmarks, pages)

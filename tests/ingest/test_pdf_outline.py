@@ -37,7 +37,7 @@ PAGES = [
 RUNNING = {2: "Getting Started", 3: "1.1 Unpacking", 4: "Daily Use", 5: "Appendix A Specifications"}
 
 
-def book_pdf(path, outline: bool = True):
+def book_pdf(path, outline: bool = True, max_bookmarks: int = 99):
     from reportlab.pdfgen import canvas
 
     c = canvas.Canvas(str(path), pagesize=(W, H))
@@ -58,7 +58,7 @@ def book_pdf(path, outline: bool = True):
                     c.bookmarkPage(key, fit="XYZ", left=72, top=y + 20)
                 else:
                     c.bookmarkPage(key)      # "Fit": no position, the page top
-                if outline:
+                if outline and n <= max_bookmarks:
                     c.addOutlineEntry(title, key, level=level)
                 continue
             text = c.beginText(72, y)
@@ -138,8 +138,9 @@ def test_ignoring_the_outline_changes_the_rules(book):
     assert "outline bookmarks" not in report_t.measures["widget.pdf"]
 
 
-def test_a_pdf_without_outline_uses_typography(tmp_path):
-    book_pdf(tmp_path / "plain.pdf", outline=False)
+@pytest.mark.parametrize("kwargs", [{"outline": False}, {"max_bookmarks": 1}])
+def test_a_pdf_without_outline_or_with_one_bookmark_uses_typography(tmp_path, kwargs):
+    book_pdf(tmp_path / "plain.pdf", **kwargs)
     docs, report = ingest_corpus(tmp_path)
     assert node_titled(docs[0], "1.2 Power").rule.startswith("numbering")
     assert "outline bookmarks" not in report.measures["plain.pdf"]
