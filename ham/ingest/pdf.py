@@ -45,7 +45,8 @@ from pathlib import Path
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
-from ham.ingest.pdf_furniture import heading_key, is_toc_page, mark_slots, mark_title_heads, opener_label
+from ham.ingest.pdf_furniture import (heading_key, is_toc_page, mark_slots, mark_title_heads, opener_label,
+                                       opener_title)
 from ham.ingest.pdf_glued import count_glued
 from ham.ingest.pdf_outline import Bookmark, align, read_outline, title_key
 from ham.ingest.pdf_text import Line, page_lines
@@ -72,9 +73,6 @@ MIN_IMAGE_PT = 24
 MIN_BOOKMARKS = 2
 _FIGURE = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 _TABLE = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
-_NUMBER_WORD = {w: i + 1 for i, w in enumerate(
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
 
 
 def claim(files: list[Path]) -> list[Path]:
@@ -108,15 +106,6 @@ def looks_like_heading(ln: Line, body: float) -> bool:
     if text.endswith(".") and len(text.split()) > 8:
         return False
     return ln.size >= body * HEADING_RATIO or (ln.bold and ln.size >= body - 0.2)
-
-
-def _opener_text(labels: list[Line], title: Line) -> str:
-    """"CHAPTER" + "ONE" + "FOREWORD" -> "Chapter 1 FOREWORD"; "Chapter 3" + "Title" -> "Chapter 3 Title"."""
-    words = " ".join(ln.text for ln in labels).split()
-    words = [str(_NUMBER_WORD.get(w.lower(), w)) for w in words]
-    if words and words[0].isupper() and len(words[0]) > 1:
-        words[0] = words[0].capitalize()
-    return " ".join(words + [title.text])
 
 
 class _Reader:
@@ -167,7 +156,7 @@ class _Reader:
             for label in labels:
                 label.furniture = "chapter opener label (joined to its title)"
             if deeper is None and not ln.level:
-                ln.text = _opener_text(labels, ln)
+                ln.text = opener_title(labels, ln)
 
     def page_items(self, page, lines: list[Line], tables: list[Item], body: float) -> list[Item]:
         items: list[Item] = []
@@ -299,12 +288,17 @@ class _Reader:
                 for ln in lines:
                     if ln.role == "heading" and not ln.level:
                         ln.role = ""
-        missing = [bm for bm in bookmarks if bm.line is None]
+        missing = [bm for bm in bookmarks if bm.line is None and bm.page is not None]
         if bookmarks:
             self.report.measure(self.path, "outline bookmarks", len(bookmarks))
-            self.report.measure(self.path, "bookmarks aligned to their heading line", len(bookmarks) - len(missing))
+            self.report.measure(self.path, "bookmarks aligned to their heading line",
+                                sum(1 for bm in bookmarks if bm.line is not None))
             self.report.measure(self.path, "bookmarks not found on their page (placed at their destination)",
                                 len(missing))
+            undirected = [bm.title for bm in bookmarks if bm.page is None]
+            if undirected:
+                self.report.add(self.path, f"{len(undirected)} bookmark(s) without a destination page, not placed: "
+                                           + ", ".join(repr(t) for t in undirected[:5]), "heading")
         blocks: list[Block] = []
         texts: list[str] = []
         for page_no, page in enumerate(pdf.pages):

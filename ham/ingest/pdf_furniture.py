@@ -12,8 +12,11 @@ furniture too. Kinds, counted in the ingest report: "page number", "running head
 
 A table-of-contents page is a page most of whose lines are entries ending in a page number, with
 a "Contents" line or at least ``TOC_MIN_LEADERS`` dot leaders (a page of numeric tables or of
-footnote-marked lists is not one): its lines are never headings. A chapter opener's label ("CHAPTER" / "ONE", "Chapter 3", a big numeral) on the lines
-just above a chapter title belongs to that title (``opener_label``).
+footnote-marked lists is not one): its lines are never headings.
+
+A chapter opener's label ("CHAPTER" / "ONE", "Chapter 3", a big numeral) on the lines just above
+a chapter title belongs to that title (``opener_label``; ``opener_title`` joins them when
+typography names the heading: "Chapter 1 Installation").
 """
 from __future__ import annotations
 
@@ -37,9 +40,9 @@ _LEADER = re.compile(rf"(?:(?:\.\s?){{3,}}|…|·{{3,}})\s*(?:\d{{1,4}}|{_ROMAN}
 _PAGE_ONLY = re.compile(rf"^(?:(?:page|pg\.?|p\.|seite)\s*)?(?:\d{{1,4}}|{_ROMAN})(?:\s*(?:/|of|von|de)\s*\d{{1,4}})?$",
                         re.I)
 _TOC_ENTRY = re.compile(rf"^.{{2,}}?(?:\s*(?:\.\s?){{2,}}|…+|\s)\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
-_NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-                 "twenty", "thirty", "forty", "fifty"}
+_NUMBER_WORDS = {w: i + 1 for i, w in enumerate(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
 _LABEL = re.compile(rf"^(?:chapter|part|appendix|lesson|unit)(?:\s+(?:\d{{1,3}}|{_ROMAN}|[a-z]))?\.?$", re.I)
 
 
@@ -132,3 +135,11 @@ def opener_label(line: Line, body: float) -> bool:
     if _LABEL.match(text) or text in _NUMBER_WORDS:
         return True
     return bool(re.fullmatch(r"\d{1,2}|[ivxlc]{1,5}|[a-z]", text)) and line.size >= 1.6 * body
+
+
+def opener_title(labels: list[Line], title: Line) -> str:
+    """"CHAPTER" + "ONE" + "FOREWORD" -> "Chapter 1 FOREWORD"; "Chapter 3" + "Title" -> "Chapter 3 Title"."""
+    words = [str(_NUMBER_WORDS.get(w.lower(), w)) for w in " ".join(ln.text for ln in labels).split()]
+    if words and words[0].isupper() and len(words[0]) > 1:
+        words[0] = words[0].capitalize()
+    return " ".join(words + [title.text])
