@@ -8,7 +8,8 @@ chosen by measurement), page furniture is marked by position and recurrence
 Headings. When the PDF has an outline (``MIN_BOOKMARKS`` bookmarks or more) it is the hierarchy
 (``ham.ingest.pdf_outline``): each bookmark is aligned to its heading line and takes the
 outline's level (rule "outline"); typography only adds headings below the bookmarked ones (a level deeper than any bookmark, so
-they never take a bookmarked heading as a child), after the first bookmark. Without an outline
+they never take a bookmarked heading as a child), after the first bookmark, and not lines ending
+in "." or ":" (bold run-in labels). Without an outline
 (or with ``use_outline=False``), a line set clearly larger than the body text
 (``HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
 ``ham.ingest.levels`` (numbering first, then the ranked sizes). Either way, never a heading: a
@@ -139,6 +140,8 @@ class _Reader:
             if ln.role or not looks_like_heading(ln, body) or opener_label(ln, body):
                 continue
             if deeper is not None:
+                if ln.text.rstrip().endswith((".", ":")):
+                    continue     # below an outline, a bold label ("Note:", "see Documentation .") is text
                 ln.role, ln.level = "heading", deeper
                 ln.rule = f"typography below the outline ({ln.size:g}pt{', bold' if ln.bold else ''}): level {deeper}"
             else:
