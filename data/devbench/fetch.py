@@ -103,13 +103,14 @@ def fetch(manual: dict, corpus: Path, mirror: str) -> dict:
     return {"package": manual["package"], "version": version, "sha256": digest, "files": n}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, here: Path = HERE) -> int:
+    """``here``: the folder of the manifest.json to fetch (data/pdfdev/fetch.py passes its own)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", type=Path, default=HERE / "corpus")
+    parser.add_argument("--corpus", type=Path, default=here / "corpus")
     parser.add_argument("--mirror", default="http://deb.debian.org/debian")
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args(argv)
-    manifest = json.loads((HERE / "manifest.json").read_text())
+    manifest = json.loads((here / "manifest.json").read_text())
     record_path = args.corpus.parent / "fetched.json"   # beside the corpus, not in it (not a document)
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     for manual in manifest["manuals"]:

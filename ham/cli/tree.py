@@ -1,9 +1,10 @@
-"""``ham-tree PATH [--format NAME] [--root DIR] [--why] [--reconstruct OUT]``: print the hierarchy
+"""``ham-tree PATH [--format NAME] [--root DIR] [--why] [--ignore-outline] [--reconstruct OUT]``: print the hierarchy
 tree(s) ingest builds for PATH: for a folder, every document under it; for a file, the documents
 that file belongs to (its own document, or the multi-page manual one of whose pages it is). The
 corpus root is the folder (or the file's folder; ``--root`` widens it, e.g. so images in a sibling
 folder are inside it). ``--why`` adds, to each heading, the rule that set its level (numbering,
-font size, section vocabulary, source level) and to each leaf its page. ``--reconstruct OUT``
+font size, section vocabulary, source level; "outline" for a PDF bookmark) and to each leaf its
+page. ``--ignore-outline`` builds PDF trees from typography alone, as for a PDF without bookmarks. ``--reconstruct OUT``
 writes each recovered tree as Markdown (``OUT`` a ``.md`` file for one document, else a folder):
 headings by depth, images and tables in place, ready to inspect, correct and ingest again
 (``ham-recon`` is the same as ``ham-tree --reconstruct``). The ingest report goes to stderr.
@@ -42,6 +43,8 @@ def tree_parser(prog: str = "ham-tree") -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=sorted(FORMATS), help="only try this format")
     parser.add_argument("--root", type=Path, help="corpus root (default: PATH's folder, or PATH)")
     parser.add_argument("--why", action="store_true", help="show the rule behind each heading's level")
+    parser.add_argument("--ignore-outline", action="store_true",
+                        help="PDFs: ignore the outline (bookmarks); headings from typography alone")
     parser.add_argument("--reconstruct", type=Path, metavar="OUT",
                         help="write the recovered tree(s) as Markdown to OUT (.md file or folder)")
     return parser
@@ -56,7 +59,8 @@ def tree_main(argv: list[str] | None = None, prog: str = "ham-tree") -> int:
         print(f"{prog}: {path} does not exist", file=sys.stderr)
         return 1
     root = args.root or (path if path.is_dir() else path.parent)
-    docs, report = ingest_corpus(root, [args.format] if args.format else None)
+    docs, report = ingest_corpus(root, [args.format] if args.format else None,
+                                 pdf_outline=not getattr(args, "ignore_outline", False))
     if path.is_file():
         try:
             rel = path.resolve().relative_to(root.resolve()).as_posix()

@@ -31,7 +31,10 @@ def corpus_files(root: Path) -> list[Path]:
                   if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
 
 
-def ingest_corpus(root: str | Path, formats: list[str] | None = None) -> tuple[list[Document], IngestReport]:
+def ingest_corpus(root: str | Path, formats: list[str] | None = None,
+                  pdf_outline: bool = True) -> tuple[list[Document], IngestReport]:
+    """``pdf_outline=False``: PDFs' outlines are ignored, headings come from typography alone (the
+    path for PDFs without one; ``ham-tree --ignore-outline`` and benchmarks/bench_pdf_tree.py)."""
     root = Path(root)
     report = IngestReport(root=root)
     if not root.is_dir():
@@ -45,7 +48,8 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None) -> tuple[l
             continue
         taken = set(claimed)
         remaining = [p for p in remaining if p not in taken]
-        documents.extend(module.parse(claimed, root, report))
+        options = {"use_outline": pdf_outline} if module is pdf else {}
+        documents.extend(module.parse(claimed, root, report, **options))
     for path in remaining:
         hint = _UNSUPPORTED.get(path.suffix.lower())
         if hint:

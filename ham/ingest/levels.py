@@ -15,7 +15,8 @@ without styles) or none, levels are recovered, per heading, from the first evide
    the distinct sizes rank the depths (largest = 1).
 3. section vocabulary of papers and manuals ("Abstract", "Introduction", "Related Work", ...,
    "References"; "Safety", "Installation", "Operation", "Maintenance", "Troubleshooting", ...):
-   such a heading is top level (in a numbered document only the names that are conventionally
+   such a heading is top level, unless its font size ranks below the largest heading size (a PDF's
+   "Installation" subsection) (in a numbered document only the names that are conventionally
    top level, ``STRONG_TOP``: an unnumbered "Results" there belongs to the numbered section).
 4. context: any other unnumbered heading in a document that has numbered or vocabulary headings
    sits one level below the last of those (a ``\\paragraph``-style heading, or the subsections of an
@@ -203,6 +204,7 @@ class _Open:
     style: str
     depth: int      # depth of the last heading of this style
     base: int = 0   # decimal only: depth - parts
+    size: float | None = None   # its font size class, where known
 
 
 class LevelResolver:
@@ -229,14 +231,24 @@ class LevelResolver:
         self.after_back_matter = False
         self._i = 0
 
-    def _numbered_depth(self, n: Numbering) -> tuple[int, str]:
+    def _numbered_depth(self, n: Numbering, size: float | None = None) -> tuple[int, str]:
         style = n.style
         if style == "roman-or-alpha":
             style = "roman" if self.has_roman else "alpha"
+        if size is not None and all(e.style != style for e in self.stack):
+            # a new numbering style set larger than the open ones does not nest below them
+            # ("II. DNA" at 16pt after "2. Copyright" at 14pt)
+            while self.stack and self.stack[-1].size is not None and self.stack[-1].size < size:
+                self.stack.pop()
         if style in ("alpha", "appendix") and (self.decimal_top or self.after_back_matter):
             # appendices after decimal sections: "A" / "A.1" as deep as "1" / "1.1"
             self.stack = [_Open("appendix", n.parts, 0)]
             return n.parts, f"numbering {n.number} (appendix) -> depth {n.parts}"
+        if style == "appendix" and self.stack and all(e.style != "appendix" for e in self.stack):
+            # "Appendix A" after "Chapter 9" / "9.3": as deep as the top numbering, not below its last section
+            depth = self.stack[0].depth
+            self.stack = [_Open("appendix", depth, size=size)]
+            return depth, f"numbering {n.number} (appendix) -> depth {depth}, as the top numbering"
         for i, entry in enumerate(self.stack):
             if entry.style == style:
                 del self.stack[i + 1:]
@@ -246,10 +258,10 @@ class LevelResolver:
                 return depth, f"numbering {n.number} -> depth {depth}"
         if style == "decimal":
             depth = self.stack[-1].depth + 1 if self.stack else n.parts
-            self.stack.append(_Open(style, depth, depth - n.parts))
+            self.stack.append(_Open(style, depth, depth - n.parts, size))
             return depth, f"numbering {n.number} -> depth {depth}"
         depth = self.stack[-1].depth + 1 if self.stack else 1
-        self.stack.append(_Open(style, depth))
+        self.stack.append(_Open(style, depth, size=size))
         return depth, f"numbering {n.number} ({style}) nested in the open numbering -> depth {depth}"
 
     def next(self, title: str) -> tuple[int, str]:
@@ -259,8 +271,10 @@ class LevelResolver:
         vocab = vocabulary_of(title)
         key = _vocab_key(title)
         top_vocab = vocab is not None and (not self.has_numbering or key in STRONG_TOP)
+        if top_vocab and size is not None and self.ranked and self.ranked.index(size) > 0 and not self.size_depth:
+            top_vocab = False   # set smaller than the largest headings: the size says it is not top level
         if n is not None:
-            depth, rule = self._numbered_depth(n)
+            depth, rule = self._numbered_depth(n, size)
             if size is not None:
                 self.size_depth.setdefault(size, depth)
         elif size is not None and size in self.size_depth:

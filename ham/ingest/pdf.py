@@ -1,10 +1,26 @@
-"""PDF files read directly with pdfplumber (MIT; pdfminer.six for text, pypdfium2 to render
-regions), into the same Block stream as every other format.
+"""PDF files read directly with pdfplumber (MIT; pdfminer.six for text, pypdfium2 for the outline
+and to render regions), into the same Block stream as every other format.
 
-Per page: words with their font size and name are grouped into lines and lines into paragraphs
-(same size, small gaps). A line set clearly larger than the body text (``HEADING_RATIO``), or a
-short bold line that does not end a sentence, is a heading with its font size: levels come from
-``ham.ingest.levels`` (numbering first, then the ranked sizes). Tables found by pdfplumber
+Per page: words with their font size and name become lines (``ham.ingest.pdf_text``: spacing
+chosen by measurement), page furniture is marked by position and recurrence
+(``ham.ingest.pdf_furniture``), and lines become paragraphs (same size, small gaps).
+
+Headings. When the PDF has an outline (``MIN_BOOKMARKS`` bookmarks or more) it is the hierarchy
+(``ham.ingest.pdf_outline``): each bookmark is aligned to its heading line and takes the
+outline's level (rule "outline"); typography only adds headings below the bookmarked ones (a level deeper than any bookmark, so
+they never take a bookmarked heading as a child), after the first bookmark, and not lines ending
+in "." or ":" (bold run-in labels). Without an outline
+(or with ``use_outline=False``), a line set clearly larger than the body text
+(``HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
+``ham.ingest.levels`` (numbering first, then the ranked sizes). Either way, never a heading: a
+line with no letters (a bare number), a caption ("Figure 3"), monospaced text (program output
+printed large), a line of a table-of-contents page, furniture. A chapter opener ("CHAPTER" /
+"ONE" / "INSTALLATION", "Chapter 3" above its title, a big numeral) is one heading: the label
+joins the title ("Chapter 1 Installation"; with an outline, the bookmark's line alone).
+
+The ingest report counts, per PDF: furniture by kind, table-of-contents lines, the bookmarks and
+how many were found on their page, and the tokens and glued tokens of its text
+(``ham.ingest.pdf_glued``). Tables found by pdfplumber
 (ruled tables) become table blocks with their rows and a rendered image of the table region;
 their words are not read twice. Embedded images become image blocks (the region rendered at
 ``DPI``, stored by ``ham.ingest.assets``); tiny ones (under ``MIN_IMAGE_PT`` points) are decoration.
@@ -23,7 +39,6 @@ from __future__ import annotations
 
 import logging
 import re
-import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +46,11 @@ from pathlib import Path
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
+from ham.ingest.pdf_furniture import (heading_key, is_toc_page, mark_slots, mark_title_heads, opener_label,
+                                       opener_title)
+from ham.ingest.pdf_glued import count_glued
+from ham.ingest.pdf_outline import Bookmark, align, read_outline, title_key
+from ham.ingest.pdf_text import Line, page_lines
 from ham.ingest.report import IngestReport
 
 
@@ -51,25 +71,13 @@ SUFFIXES = {".pdf"}
 HEADING_RATIO = 1.15
 DPI = 144
 MIN_IMAGE_PT = 24
-_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
+MIN_BOOKMARKS = 2
 _FIGURE = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 _TABLE = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
 
 
 def claim(files: list[Path]) -> list[Path]:
     return [f for f in files if f.suffix.lower() in SUFFIXES]
-
-
-@dataclass
-class Line:
-    text: str
-    size: float
-    bold: bool
-    x0: float
-    x1: float
-    top: float
-    bottom: float
-    chars: int
 
 
 @dataclass
@@ -84,48 +92,30 @@ class Item:
     lines: list[Line] = field(default_factory=list)
     image_path: str | None = None
     caption: str = ""
+    level: int = 0
+    rule: str = ""
 
 
-def _lines(words: list[dict]) -> list[Line]:
-    rows: list[list[dict]] = []
-    for w in sorted(words, key=lambda w: (round(w["top"]), w["x0"])):
-        if rows and abs(rows[-1][0]["top"] - w["top"]) <= max(2.0, 0.35 * w["size"]) and \
-                w["x0"] - rows[-1][-1]["x1"] < 3 * w["size"]:
-            rows[-1].append(w)
-        else:
-            rows.append([w])
-    out = []
-    for row in rows:
-        row.sort(key=lambda w: w["x0"])
-        text = " ".join(w["text"] for w in row)
-        sizes = [w["size"] for w in row]
-        out.append(Line(text, round(statistics.median(sizes), 1),
-                        sum(bool(_BOLD.search(w.get("fontname", ""))) for w in row) > len(row) / 2,
-                        min(w["x0"] for w in row), max(w["x1"] for w in row),
-                        min(w["top"] for w in row), max(w["bottom"] for w in row), len(text)))
-    return out
-
-
-def _columns(lines: list[Line], width: float) -> list[Line]:
-    """Left column before the right one when most lines sit wholly in one half of the page."""
-    mid = width / 2
-    left = [ln for ln in lines if ln.x1 <= mid + 5]
-    right = [ln for ln in lines if ln.x0 >= mid - 5]
-    if len(left) >= 5 and len(right) >= 5 and len(left) + len(right) >= 0.8 * len(lines):
-        spanning = [ln for ln in lines if ln not in left and ln not in right]
-        top_span = [ln for ln in spanning if ln.top < min(x.top for x in left + right)]
-        rest = [ln for ln in spanning if ln not in top_span]
-        return sorted(top_span, key=lambda ln: ln.top) + sorted(left, key=lambda ln: ln.top) + \
-            sorted(right, key=lambda ln: ln.top) + sorted(rest, key=lambda ln: ln.top)
-    return sorted(lines, key=lambda ln: (ln.top, ln.x0))
+def looks_like_heading(ln: Line, body: float) -> bool:
+    """Typography: larger than the body text, or bold and short; never a bare number, a caption,
+    monospaced text or a line that ends a clause."""
+    text = ln.text.strip()
+    if not re.search(r"[^\W\d_]", text) or ln.mono or _FIGURE.match(text) or _TABLE.match(text):
+        return False
+    if len(text.split()) > 15 or text.endswith((",", ";")) or ln.chars <= 1:
+        return False
+    if text.endswith(".") and len(text.split()) > 8:
+        return False
+    return ln.size >= body * HEADING_RATIO or (ln.bold and ln.size >= body - 0.2)
 
 
 class _Reader:
     def __init__(self, path: Path, root: Path, report: IngestReport) -> None:
         self.path, self.root, self.report = path, root, report
         self.rel = report.rel(path)
+        self.title, self.title_rule, self.outlined = "", "", False
 
-    def page_items(self, page, body: float) -> list[Item]:
+    def tables(self, page) -> list[Item]:
         tables = []
         try:
             found = page.find_tables()
@@ -137,32 +127,61 @@ class _Reader:
             if text:
                 x0, top, x1, bottom = t.bbox
                 tables.append(Item("table", top, bottom, x0, x1, text=text, image_path=self.render(page, t.bbox)))
+        return tables
 
-        def in_table(w) -> bool:
-            return any(t.x0 - 1 <= w["x0"] and w["x1"] <= t.x1 + 1 and t.top - 1 <= w["top"] and w["bottom"] <= t.bottom + 1
-                       for t in tables)
+    def mark_headings(self, lines: list[Line], body: float, deeper: int | None, toc: bool) -> None:
+        """Typographic headings and chapter openers on one page's lines (module docstring).
+        ``deeper``: with an outline, the level for unbookmarked headings (None: no outline)."""
+        kept: list[Line] = [ln for ln in lines if not ln.furniture]
+        for i, ln in enumerate(kept):
+            if toc and ln.role != "heading":
+                ln.furniture = "table of contents"
+                continue
+            if ln.role or not looks_like_heading(ln, body) or opener_label(ln, body):
+                continue
+            if deeper is not None:
+                if ln.text.rstrip().endswith((".", ":")):
+                    continue     # below an outline, a bold label ("Note:", "see Documentation .") is text
+                ln.role, ln.level = "heading", deeper
+                ln.rule = f"typography below the outline ({ln.size:g}pt{', bold' if ln.bold else ''}): level {deeper}"
+            else:
+                ln.role = "heading"
+        for i, ln in enumerate(kept):
+            if ln.role != "heading" or ln.furniture:
+                continue
+            labels = []
+            for prev in reversed(kept[max(0, i - 3):i]):
+                if prev.role or prev.furniture or not opener_label(prev, body) or ln.top - prev.bottom > 4 * ln.size:
+                    break
+                labels.insert(0, prev)
+            if not labels:
+                continue
+            for label in labels:
+                label.furniture = "chapter opener label (joined to its title)"
+            if deeper is None and not ln.level:
+                ln.text = opener_title(labels, ln)
 
-        words = [w for w in page.extract_words(extra_attrs=["size", "fontname"], keep_blank_chars=False)
-                 if not in_table(w)]
-        lines = _columns(_lines(words), float(page.width))
+    def page_items(self, page, lines: list[Line], tables: list[Item], body: float) -> list[Item]:
         items: list[Item] = []
         for ln in lines:
-            heading = (ln.size >= body * HEADING_RATIO or (ln.bold and ln.size >= body - 0.2)) and \
-                len(ln.text.split()) <= 15 and not ln.text.rstrip().endswith((".", ",", ";")) and ln.chars > 1
-            kind = "heading" if heading else "text"
+            if ln.furniture:
+                self.report.exclude(self.path, ln.furniture)
+                continue
+            kind = "heading" if ln.role == "heading" else "text"
             prev = items[-1] if items else None
-            if prev is not None and prev.kind == kind and prev.lines and \
+            if prev is not None and prev.kind == kind and prev.lines and not ln.level and not prev.level and \
                     abs(prev.lines[-1].size - ln.size) < 0.6 and 0 <= ln.top - prev.bottom <= 0.9 * ln.size and \
                     (kind == "text" or len(prev.lines) < 3):
                 prev.lines.append(ln)
                 prev.bottom, prev.x1 = ln.bottom, max(prev.x1, ln.x1)
                 continue
-            items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, lines=[ln]))
+            items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, lines=[ln],
+                              level=ln.level, rule=ln.rule))
         for item in items:
             item.text = " ".join(ln.text for ln in item.lines)
             if item.kind == "text" and (_FIGURE.match(item.text) or _TABLE.match(item.text)):
                 item.kind = "caption"
-        for n, im in enumerate(page.images):
+        for im in page.images:
             x0, top, x1, bottom = im["x0"], im["top"], im["x1"], im["bottom"]
             if max(x1 - x0, bottom - top) < MIN_IMAGE_PT:
                 self.report.exclude(self.path, "tiny image (decoration)")
@@ -215,13 +234,22 @@ class _Reader:
             return None
         return store_image(self.root, self.report, self.path, image=image)
 
-    def blocks(self, pdf) -> list[Block] | None:
+    def outline_title(self, bookmarks: list[Bookmark]) -> list[Bookmark]:
+        """A single top entry that opens the outline is the document's title (its children the
+        sections): returned without it, levels one up."""
+        tops = [bm for bm in bookmarks if bm.level == 1]
+        if len(bookmarks) > 1 and len(tops) == 1 and bookmarks[0] is tops[0]:
+            self.title = tops[0].title
+            self.title_rule = "title: the outline's only top-level entry"
+            for bm in bookmarks[1:]:
+                bm.level -= 1
+            return bookmarks[1:]
+        return bookmarks
+
+    def blocks(self, pdf, bookmarks: list[Bookmark]) -> list[Block] | None:
         sizes: Counter = Counter()
-        pages_words = []
         for page in pdf.pages:
-            chars = page.chars
-            pages_words.append(len(chars))
-            for ch in chars:
+            for ch in page.chars:
                 sizes[round(ch["size"], 1)] += 1
         if not sizes:
             images = sum(len(p.images) for p in pdf.pages)
@@ -230,15 +258,70 @@ class _Reader:
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
         body = sizes.most_common(1)[0][0]
+        pages, heights, tables = [], [], []
+        for page in pdf.pages:
+            found = self.tables(page)
+
+            def in_table(w, found=found) -> bool:
+                return any(t.x0 - 1 <= w["x0"] and w["x1"] <= t.x1 + 1 and t.top - 1 <= w["top"] and
+                           w["bottom"] <= t.bottom + 1 for t in found)
+            pages.append(page_lines(page, in_table))
+            heights.append(float(page.height) or 1.0)
+            tables.append(found)
+        _, head_titles = mark_slots(pages, heights)
+        root_title = bookmarks[0].title if bookmarks else ""
+        bookmarks = self.outline_title(bookmarks)
+        if len(bookmarks) < MIN_BOOKMARKS:      # one bookmark is no hierarchy: typography decides
+            bookmarks = []
+        self.outlined = bool(bookmarks)
+        if bookmarks:
+            align(bookmarks, pages)
+            if self.title:
+                root = next((ln for ln in pages[0] + (pages[1] if len(pages) > 1 else [])
+                             if not ln.role and not ln.furniture and title_key(ln.text) == title_key(root_title)), None)
+                if root is not None:
+                    root.furniture = "document title (the outline's top entry)"
+        mark_title_heads(pages, heights, head_titles | {heading_key(bm.title) for bm in bookmarks}, body)
+        first = next(((bm.page, bm.line.top) for bm in bookmarks if bm.line is not None), None)
+        deeper = max((bm.level for bm in bookmarks), default=0) + 1 if bookmarks else None
+        for n, lines in enumerate(pages):
+            before_first = first is not None and (n < first[0])
+            self.mark_headings(lines, body, None if before_first else deeper, is_toc_page(lines))
+            if before_first:
+                for ln in lines:
+                    if ln.role == "heading" and not ln.level:
+                        ln.role = ""
+        missing = [bm for bm in bookmarks if bm.line is None and bm.page is not None]
+        if bookmarks:
+            self.report.measure(self.path, "outline bookmarks", len(bookmarks))
+            self.report.measure(self.path, "bookmarks aligned to their heading line",
+                                sum(1 for bm in bookmarks if bm.line is not None))
+            self.report.measure(self.path, "bookmarks not found on their page (placed at their destination)",
+                                len(missing))
+            undirected = [bm.title for bm in bookmarks if bm.page is None]
+            if undirected:
+                self.report.add(self.path, f"{len(undirected)} bookmark(s) without a destination page, not placed: "
+                                           + ", ".join(repr(t) for t in undirected[:5]), "heading")
         blocks: list[Block] = []
+        texts: list[str] = []
         for page_no, page in enumerate(pdf.pages):
-            width, height = float(page.width) or 1.0, float(page.height) or 1.0
-            for item in self.page_items(page, body):
+            width, height = float(page.width) or 1.0, heights[page_no]
+            items = self.page_items(page, pages[page_no], tables[page_no], body)
+            for bm in (b for b in missing if b.page == page_no):
+                top = bm.top or 0.0
+                at = next((k for k, it in enumerate(items) if it.top >= top), len(items))
+                items.insert(at, Item("heading", top, top, 0, width, text=bm.title, level=bm.level,
+                                      rule=f"outline: bookmark level {bm.level} (its title was not found on page "
+                                           f"{page_no + 1}: placed at its destination)"))
+            for item in items:
                 bbox = (int(item.x0 * 1000 / width), int(item.top * 1000 / height),
                         int(item.x1 * 1000 / width), int(item.bottom * 1000 / height))
                 common = dict(page=page_no, source=self.rel, bbox=bbox, index=len(blocks))
+                if item.kind in ("heading", "text", "caption"):
+                    texts.append(item.text)
                 if item.kind == "heading":
-                    blocks.append(Block(kind="heading", text=item.text, level=0, font_size=item.size, **common))
+                    blocks.append(Block(kind="heading", text=item.text, level=item.level, rule=item.rule,
+                                        font_size=item.size, **common))
                 elif item.kind == "image":
                     if item.image_path:
                         blocks.append(Block(kind="image", image=item.image_path, image_path=item.image_path,
@@ -246,10 +329,11 @@ class _Reader:
                 elif item.kind == "table":
                     blocks.append(Block(kind="table", text=item.text, caption=item.caption,
                                         image=item.image_path, image_path=item.image_path, **common))
-                elif item.kind == "caption":
-                    blocks.append(Block(kind="caption", text=item.text, **common))
                 else:
-                    blocks.append(Block(kind="text", text=item.text, **common))
+                    blocks.append(Block(kind=item.kind, text=item.text, **common))
+        glued = count_glued(texts)
+        self.report.measure(self.path, "text tokens", glued.tokens)
+        self.report.measure(self.path, "glued tokens", glued.glued)
         return blocks
 
 
@@ -280,12 +364,18 @@ def open_pdf(path: Path, report: IngestReport):
     return None
 
 
-def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
+def parse_file(path: Path, root: Path, report: IngestReport, use_outline: bool = True) -> Document | None:
     pdf = open_pdf(path, report)
     if pdf is None:
         return None
+    reader = _Reader(path, root, report)
     try:
-        blocks = _Reader(path, root, report).blocks(pdf)
+        bookmarks: list[Bookmark] = []
+        if use_outline:
+            bookmarks, problem = read_outline(path)
+            if problem:
+                report.add(path, f"{problem}; headings from typography instead", "outline")
+        blocks = reader.blocks(pdf, bookmarks)
         meta = str((pdf.metadata or {}).get("Title") or "").strip()
     except pdf_errors() as exc:   # a damaged page stream: name the file, go on
         report.add(path, f"corrupt or unreadable PDF while reading its pages ({exc.__class__.__name__}: "
@@ -300,10 +390,12 @@ def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
         return None
     rel = report.rel(path)
     fallback = meta if meta and not meta.lower().startswith(("microsoft word", "untitled")) else path.stem
-    return build_document(doc_id_for(rel), "", rel, "pdf", blocks, report=report, path=path,
-                          fallback_title=fallback, authored=False)
+    # bookmark levels are the author's: kept even when the outline is flat
+    return build_document(doc_id_for(rel), reader.title, rel, "pdf", blocks, report=report, path=path,
+                          fallback_title=fallback, authored=reader.outlined, title_rule=reader.title_rule)
 
 
-def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
-    return [d for d in (parse_file(p, root, report) for p in files) if d is not None]
+def parse(files: list[Path], root: Path, report: IngestReport, use_outline: bool = True) -> list[Document]:
+    """``use_outline=False`` ignores the PDFs' outlines: headings from typography alone."""
+    return [d for d in (parse_file(p, root, report, use_outline) for p in files) if d is not None]
 

@@ -26,15 +26,18 @@ class Problem:
 
 @dataclass
 class IngestReport:
-    """Problems (input that could not be used, each logged) and exclusions: content left out on
-    purpose (page headers and footers, page numbers, front matter, a parser's discarded blocks,
-    inline icons kept as text), counted by kind, per file."""
+    """Problems (input that could not be used, each logged), exclusions: content left out on
+    purpose (page headers and footers by kind, page numbers, front matter, a parser's discarded
+    blocks, inline icons kept as text), counted by kind, per file; and measures: counts a format
+    takes of what it read (a PDF's bookmarks and how many were aligned, its text tokens and glued
+    tokens), per file."""
 
     root: Path
     problems: list[Problem] = field(default_factory=list)
     documents: int = 0
     ignored_files: list[str] = field(default_factory=list)
     excluded: dict[str, Counter] = field(default_factory=dict)
+    measures: dict[str, Counter] = field(default_factory=dict)
 
     def add(self, file: Path | str, problem: str, skipped: str) -> None:
         rel = self.rel(file)
@@ -47,11 +50,15 @@ class IngestReport:
         if n:
             self.excluded.setdefault(self.rel(file), Counter())[what] += n
 
+    def measure(self, file: Path | str, what: str, n: int) -> None:
+        """Add ``n`` to the measure ``what`` of ``file`` ("glued tokens", ...); zero is recorded."""
+        self.measures.setdefault(self.rel(file), Counter())[what] += n
+
     def excluded_totals(self) -> Counter:
-        total: Counter = Counter()
-        for counts in self.excluded.values():
-            total.update(counts)
-        return total
+        return _total(self.excluded)
+
+    def measure_totals(self) -> Counter:
+        return _total(self.measures)
 
     def rel(self, file: Path | str) -> str:
         path = Path(file)
@@ -69,6 +76,12 @@ class IngestReport:
         totals = self.excluded_totals()
         if totals:
             lines.append("excluded on purpose: " + ", ".join(f"{n} {what}" for what, n in sorted(totals.items())))
+        measured = self.measure_totals()
+        if measured:
+            lines.append("measured: " + ", ".join(f"{n} {what}" for what, n in sorted(measured.items())))
+            if measured.get("text tokens"):
+                lines.append(f"glued tokens: {measured['glued tokens'] / measured['text tokens']:.2%} of "
+                             f"{measured['text tokens']} (per file: excluded_by_file / measures_by_file)")
         if self.ignored_files:
             shown = ", ".join(self.ignored_files[:20]) + (f", … ({len(self.ignored_files) - 20} more)"
                                                          if len(self.ignored_files) > 20 else "")
@@ -79,7 +92,16 @@ class IngestReport:
         return {"root": str(self.root), "documents": self.documents,
                 "problems": [asdict(p) for p in self.problems], "ignored_files": self.ignored_files,
                 "excluded": dict(sorted(self.excluded_totals().items())),
-                "excluded_by_file": {f: dict(sorted(c.items())) for f, c in sorted(self.excluded.items())}}
+                "excluded_by_file": {f: dict(sorted(c.items())) for f, c in sorted(self.excluded.items())},
+                "measures": dict(sorted(self.measure_totals().items())),
+                "measures_by_file": {f: dict(sorted(c.items())) for f, c in sorted(self.measures.items())}}
+
+
+def _total(per_file: dict[str, Counter]) -> Counter:
+    total: Counter = Counter()
+    for counts in per_file.values():
+        total.update(counts)
+    return total
 
 
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Fetch the PDF development set (issue 20) from Debian packages into ``corpus/<name>/``.
+
+    python data/pdfdev/fetch.py            # every manual in manifest.json
+    python data/pdfdev/fetch.py --force    # fetch again even when corpus/<name>/ exists
+
+The same download, checksum and unpacking as ``data/devbench/fetch.py``, with this folder's
+manifest: apt-get download (else a Debian mirror at the manifest's pool path), the SHA-256 checked
+when the version equals the manifest's, the .deb unpacked in Python, the PDF copied to
+``corpus/<name>/``, what was fetched recorded in ``fetched.json`` beside the corpus. Two packages
+(gentle, cd-hit) are architecture amd64: elsewhere apt-get fetches another build, whose checksum
+differs, and the fetch stops saying so. Standard library only.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    spec = importlib.util.spec_from_file_location("devbench_fetch", HERE.parent / "devbench" / "fetch.py")
+    devbench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(devbench)
+    return devbench.main(argv, here=HERE)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

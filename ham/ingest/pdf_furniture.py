@@ -1,0 +1,145 @@
+"""Page furniture of a PDF found by position and recurrence, not by identity; table-of-contents
+pages; chapter-opener labels.
+
+Furniture: a line in the header or footer band (the top and bottom ``BAND`` of the page) sits in
+a *slot*: the same vertical position, within ``SLOT_PT``, on other pages. A slot on at least
+``MIN_PAGES`` pages (and ``MIN_SHARE`` of them) whose lines mostly repeat (digits masked: "Page 3
+of 20" and "Page 4 of 20" are one text) is a running head or foot, and *every* line in it is
+furniture, including the ones whose varying part (the current section's title) occurs once. A band
+line that repeats a heading of the document (a bookmark title, or one of the slot's titles) is
+furniture too. Kinds, counted in the ingest report: "page number", "running head (section title)"
+(a varying running head: the section or chapter it names), "running head/footer (fixed text)".
+
+A table-of-contents page is a page most of whose lines are entries ending in a page number, with
+a "Contents" line or at least ``TOC_MIN_LEADERS`` dot leaders (a page of numeric tables or of
+footnote-marked lists is not one): its lines are never headings.
+
+A chapter opener's label ("CHAPTER" / "ONE", "Chapter 3", a big numeral) on the lines just above
+a chapter title belongs to that title (``opener_label``; ``opener_title`` joins them when
+typography names the heading: "Chapter 1 Installation").
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from ham.ingest.pdf_text import Line
+from ham.text import normalise_ws
+
+BAND = 0.12
+SLOT_PT = 3.0
+MIN_PAGES = 3
+MIN_SHARE = 0.15
+TOC_MIN_LEADERS = 3
+PAGE_NUMBER = "page number"
+SECTION_HEAD = "running head (section title)"
+FIXED_HEAD = "running head/footer (fixed text)"
+
+_ROMAN = r"[ivxlcdm]{1,7}"
+_LEADER = re.compile(rf"(?:(?:\.\s?){{3,}}|…|·{{3,}})\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
+_PAGE_ONLY = re.compile(rf"^(?:(?:page|pg\.?|p\.|seite)\s*)?(?:\d{{1,4}}|{_ROMAN})(?:\s*(?:/|of|von|de)\s*\d{{1,4}})?$",
+                        re.I)
+_TOC_ENTRY = re.compile(rf"^.{{2,}}?(?:\s*(?:\.\s?){{2,}}|…+|\s)\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
+_NUMBER_WORDS = {w: i + 1 for i, w in enumerate(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_LABEL = re.compile(rf"^(?:chapter|part|appendix|lesson|unit)(?:\s+(?:\d{{1,3}}|{_ROMAN}|[a-z]))?\.?$", re.I)
+
+
+def masked(text: str) -> str:
+    return re.sub(r"\d+", "#", normalise_ws(text))
+
+
+def heading_key(text: str) -> str:
+    """A title without numbering, case or punctuation: what a running head repeats of it."""
+    text = normalise_ws(text)
+    text = re.sub(rf"^(?:(?:chapter|part|appendix|section)\s+)?(?:[\d.]+|{_ROMAN}\.|[a-z]\.)\s+", "", text)
+    return re.sub(r"[^\w]+", " ", text).strip()
+
+
+def _in_band(line: Line, height: float) -> str:
+    if line.bottom <= height * BAND:
+        return "top"
+    if line.top >= height * (1 - BAND):
+        return "bottom"
+    return ""
+
+
+def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, set[str]]:
+    """Set ``Line.furniture`` on the lines of running-head and running-foot slots of ``pages``
+    (one list of lines per page). Returns the counts by kind and the heading keys of the slots'
+    lines (the titles running heads repeat)."""
+    slots: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
+    for p, (lines, height) in enumerate(zip(pages, heights)):
+        for ln in lines:
+            band = _in_band(ln, height)
+            if band and ln.text.strip():
+                slots[band, int(round(ln.top / SLOT_PT))].append((p, ln))
+    merged: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
+    for (band, y), members in sorted(slots.items()):     # neighbouring slots: one position
+        key = next((k for k in ((band, y - 1), (band, y - 2)) if k in merged), (band, y))
+        merged[key].extend(members)
+    need = max(MIN_PAGES, MIN_SHARE * len(pages))
+    counts: Counter = Counter()
+    titles: set[str] = set()
+    for members in merged.values():
+        on_pages = len({p for p, _ in members})
+        texts = Counter(masked(ln.text) for _, ln in members)
+        if on_pages < need or sum(n for n in texts.values() if n >= 2) < 0.5 * len(members):
+            continue
+        for _, ln in members:
+            if _PAGE_ONLY.match(normalise_ws(ln.text)):
+                kind = PAGE_NUMBER
+            elif texts[masked(ln.text)] >= max(2, 0.5 * on_pages):
+                kind = FIXED_HEAD
+            else:
+                kind = SECTION_HEAD
+                titles.add(heading_key(ln.text))
+            if not ln.furniture:
+                ln.furniture = kind
+                counts[kind] += 1
+    return counts, titles - {""}
+
+
+def mark_title_heads(pages: list[list[Line]], heights: list[float], titles: set[str], body: float) -> int:
+    """A header or footer band line, outside any slot, that repeats one of ``titles`` (heading
+    keys: bookmarks, running heads) and is not itself a heading (aligned to a bookmark, or set
+    larger than the body text: a chapter title near the top of its first page): a running head.
+    Returns the count."""
+    n = 0
+    for lines, height in zip(pages, heights):
+        for ln in lines:
+            if ln.furniture or ln.role == "heading" or not _in_band(ln, height) or len(ln.text.split()) > 15 \
+                    or ln.size > body * 1.1:
+                continue
+            if heading_key(ln.text) in titles:
+                ln.furniture = SECTION_HEAD
+                n += 1
+    return n
+
+
+def is_toc_page(lines: list[Line]) -> bool:
+    texts = [normalise_ws(ln.text) for ln in lines if ln.text.strip() and not ln.furniture]
+    if not texts:
+        return False
+    entries = sum(1 for t in texts if _TOC_ENTRY.match(t) and not _PAGE_ONLY.match(t) and re.search(r"[^\W\d_]{2}", t))
+    leaders = sum(1 for t in texts if _LEADER.search(t))
+    numbers = sum(1 for t in texts if _PAGE_ONLY.match(t))     # page numbers cut off as lines of their own
+    titled = any(t.strip(" :") in ("contents", "table of contents") for t in texts)
+    return (entries + numbers) >= 0.5 * len(texts) and entries >= 2 and (titled or leaders >= TOC_MIN_LEADERS)
+
+
+def opener_label(line: Line, body: float) -> bool:
+    """A chapter opener's label: "CHAPTER", "ONE", "Chapter 3", "Part II", or a big numeral."""
+    text = normalise_ws(line.text).strip(" .:")
+    if _LABEL.match(text) or text in _NUMBER_WORDS:
+        return True
+    return bool(re.fullmatch(r"\d{1,2}|[ivxlc]{1,5}|[a-z]", text)) and line.size >= 1.6 * body
+
+
+def opener_title(labels: list[Line], title: Line) -> str:
+    """"CHAPTER" + "ONE" + "FOREWORD" -> "Chapter 1 FOREWORD"; "Chapter 3" + "Title" -> "Chapter 3 Title"."""
+    words = [str(_NUMBER_WORDS.get(w.lower(), w)) for w in " ".join(ln.text for ln in labels).split()]
+    if words and words[0].isupper() and len(words[0]) > 1:
+        words[0] = words[0].capitalize()
+    return " ".join(words + [title.text])

@@ -1,0 +1,197 @@
+"""A PDF's outline (bookmarks) as its hierarchy, each bookmark aligned to its heading line.
+
+The outline is read with pypdfium2 (``PdfDocument.get_toc``): level, title, destination page and,
+where the destination says so, the vertical position. Each bookmark is matched to a line on its
+destination page, searching from its position (a little above it: destinations often point at
+the baseline or just above the heading) or from the page top, and after the bookmark aligned
+before it on the same page: the line, or two or three consecutive lines of a wrapped title, whose
+text equals the bookmark's title once whitespace, case, punctuation and numbering ("1.2",
+"Chapter 3", "II.") are set aside, or is close to it (``MATCH`` similarity), or starts with it (a
+run-in heading: the line is cut after the title). Failing that, a line at the destination itself
+(within ``AT_DEST_PT``) whose first word is the title's first word (a reference page's bookmark
+"clear_alarm/1" for its printed "clear_alarm(AlarmId) -> void()"). When nothing on the page
+matches, the next page is tried (a destination at the foot of a page). A bookmark that matches nowhere still becomes a
+heading at its level, placed at its destination; the ingest report counts those.
+
+Levels are the bookmark's depth in the outline (1 for the top entries). An outline with a single
+top entry that opens the document (the manual's own title, with everything under it) gives the
+document its title and its children become the sections.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from ham.ingest.pdf_text import Line
+from ham.text import normalise_ws
+
+MATCH = 0.85
+ABOVE_PT = 30.0
+AT_DEST_PT = 12.0
+_WORD = re.compile(r"\w+")
+RULE = "outline"
+
+
+@dataclass
+class Bookmark:
+    level: int              # 1 = a top entry of the outline
+    title: str
+    page: int | None        # 0-based destination page
+    top: float | None       # destination from the page top in points, when the outline gives it
+    line: Line | None = None
+
+
+def read_outline(path: Path) -> tuple[list[Bookmark], str]:
+    """The bookmarks of the PDF at ``path`` in order, and a problem ("" when none): an unreadable
+    outline is reported and the PDF is read by typography."""
+    import pypdfium2
+
+    from ham.ingest.pdf import pdf_errors
+
+    try:
+        doc = pypdfium2.PdfDocument(str(path))
+    except pdf_errors() as exc:
+        return [], f"cannot read the outline ({exc.__class__.__name__}: {str(exc)[:120]})"
+    out: list[Bookmark] = []
+    try:
+        heights = [doc.get_page_size(i)[1] for i in range(len(doc))]
+        for item in doc.get_toc(max_depth=32):
+            title = normalise_ws(item.get_title() or "")
+            if not title:
+                continue
+            dest = item.get_dest()
+            page = dest.get_index() if dest is not None else None
+            page = page if page is not None and 0 <= page < len(heights) else None
+            top = None
+            if dest is not None and page is not None:
+                mode, pos = dest.get_view()
+                if mode == 1 and len(pos) >= 2 and pos[1]:      # XYZ: left, top, zoom
+                    top = max(0.0, heights[page] - float(pos[1]))
+            out.append(Bookmark(item.level + 1, " ".join((item.get_title() or "").split()), page, top))
+    except pdf_errors() as exc:
+        return [], f"cannot read the outline ({exc.__class__.__name__}: {str(exc)[:120]})"
+    finally:
+        doc.close()
+    return out, ""
+
+
+_NUMBERING = re.compile(r"^(?:(?:chapter|part|appendix|section|lesson)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?\s*"
+                        r"|(?:\d+(?:\.\d+)*|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S))", re.I)
+
+
+def title_key(text: str) -> str:
+    """A heading or bookmark title for matching: no numbering, case, punctuation or spaces."""
+    text = normalise_ws(text)
+    text = _NUMBERING.sub("", text, count=1)
+    return re.sub(r"[\W_]+", "", text)
+
+
+def _similar(a: str, b: str) -> float:
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 1.0
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _cut(line: Line, key: str) -> Line | None:
+    """A run-in heading: the first words of ``line`` whose key is ``key``, split off as a line of
+    their own (the rest stays in ``line``). None when no prefix of words matches."""
+    words = line.text.split()
+    for k in range(1, len(words)):
+        if title_key(" ".join(words[:k])) == key:
+            head = Line(" ".join(words[:k]), line.size, line.bold, line.x0, line.x1, line.top, line.bottom,
+                        len(" ".join(words[:k])), line.mono)
+            line.text = " ".join(words[k:])
+            line.chars = len(line.text)
+            return head
+    return None
+
+
+def _best(bookmark: Bookmark, lines: list[Line], start: float | None) -> tuple[int, int, float] | None:
+    """(index of the first line, number of lines, score) of the best match on one page."""
+    key = title_key(bookmark.title)
+    if not key:
+        return None
+    best = None
+    for i, ln in enumerate(lines):
+        if ln.furniture or ln.role == "heading" or (start is not None and ln.bottom < start) \
+                or not title_key(ln.text):     # a wrapped title does not start with a bare label
+            continue
+        text = ""
+        for n in range(1, 4):
+            if i + n > len(lines):
+                break
+            text = (text + " " + lines[i + n - 1].text).strip()
+            got = title_key(text)
+            score = _similar(key, got) if abs(len(got) - len(key)) <= 0.3 * len(key) + 2 else 0.0
+            if score >= MATCH and (best is None or score > best[2] + 1e-9):
+                best = (i, n, score)
+            if len(got) >= len(key):
+                break
+        if best is not None and best[2] == 1.0:
+            break
+    if best is None:
+        for i, ln in enumerate(lines):
+            if ln.furniture or ln.role == "heading" or (start is not None and ln.bottom < start):
+                continue
+            if len(key) >= 4 and title_key(ln.text).startswith(key):
+                return i, 0, 0.9      # n == 0: a run-in heading, cut out of the line
+    return best
+
+
+def _at_destination(bookmark: Bookmark, lines: list[Line]) -> tuple[int, int, float] | None:
+    first = _WORD.match(normalise_ws(bookmark.title))
+    if bookmark.top is None or first is None or len(first.group()) < 3:
+        return None
+    for i, ln in enumerate(lines):
+        if ln.furniture or ln.role == "heading" or abs(ln.top - bookmark.top) > AT_DEST_PT:
+            continue
+        word = _WORD.match(normalise_ws(ln.text))
+        if word is not None and word.group() == first.group():
+            return i, 1, 0.5
+    return None
+
+
+def align(bookmarks: list[Bookmark], pages: list[list[Line]]) -> None:
+    """Mark each bookmark's heading line (``Line.role = "heading"``, level, rule) on ``pages``
+    (per page, lines in reading order; a run-in heading is inserted before its line).
+    ``Bookmark.line`` is the aligned line, None when no line matched."""
+    floor: dict[int, float] = {}      # per page: the bottom of the last aligned heading
+    for bm in bookmarks:
+        if bm.page is None:
+            continue
+        for page in (bm.page, bm.page + 1):
+            if page >= len(pages):
+                break
+            lines = pages[page]
+            start = bm.top - ABOVE_PT if bm.top is not None and page == bm.page else None
+            if page in floor:
+                start = max(start or 0.0, floor[page] - 1)
+            found = _best(bm, lines, start)
+            if found is None and page == bm.page:
+                found = _at_destination(bm, lines)
+            if found is None and start is not None and page == bm.page and page not in floor:
+                found = _best(bm, lines, None)      # a destination that points below its heading
+            if found is None:
+                continue
+            i, n, _ = found
+            if n == 0:
+                head = _cut(lines[i], title_key(bm.title))
+                if head is None:
+                    continue
+                lines.insert(i, head)
+                n = 1
+            first = lines[i]
+            if n > 1:
+                for extra in lines[i + 1:i + n]:
+                    first.text = f"{first.text} {extra.text}"
+                    first.bottom, first.x1 = max(first.bottom, extra.bottom), max(first.x1, extra.x1)
+                del lines[i + 1:i + n]
+            first.role, first.level = "heading", bm.level
+            first.rule = f"{RULE}: bookmark level {bm.level}"
+            bm.line = first
+            floor[page] = first.bottom
+            break

@@ -1,0 +1,109 @@
+"""The text layer of a PDF page as lines: words with their spaces, lines in reading order.
+
+Words come from pdfplumber with ``WORD_SETTINGS``, chosen by measurement on the PDF development
+set (docs/pdf_trees.md): a gap wider than 0.15 of the font size separates two words. pdfplumber's
+default, a fixed 3 pt, glued words together wherever a typesetter sets spaces narrower than that
+(8% of the tokens of a dblatex manual, 5% of a Sphinx one); ``x_tolerance_ratio`` 0.15 and 0.1,
+pdfminer's layout analysis and PDFium's text page all leave the same residue, about 0.1-0.4%
+(compound identifiers such as "qdiscname"), and ``use_text_flow`` changes nothing.
+
+Words are grouped into lines by vertical overlap (``OVERLAP`` of the smaller height; not by equal tops: a word set in another font
+on the same baseline has another top, and used to start a line of its own, splitting "6.1 The
+config" from "Command"), then a line is cut where a gap wider than ``COLUMN_GAP`` font sizes
+separates two words (a running head's left and right parts, a table of contents' page number, two
+columns). Section numbers typeset with spaced dots ("1 . 2 . 1") are closed up ("1.2.1").
+"""
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
+                 "extra_attrs": ["size", "fontname"]}
+COLUMN_GAP = 2.5
+OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
+_MONO = re.compile(r"mono|courier|consol|cmtt|lmtt|typewriter|inconsolata|menlo|sfmono|code", re.I)
+_SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
+
+
+@dataclass
+class Line:
+    text: str
+    size: float
+    bold: bool
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+    chars: int
+    mono: bool = False
+    # set by later passes: a furniture kind, or the outline level and rule of a heading
+    furniture: str = ""
+    level: int = 0
+    rule: str = ""
+    role: str = ""          # "heading" (aligned to a bookmark or typographic), "caption", "text"
+
+
+def _line_of(words: list[dict]) -> Line:
+    words = sorted(words, key=lambda w: w["x0"])
+    text = _SPACED_DOTS.sub(".", " ".join(w["text"] for w in words))
+    sizes = [w["size"] for w in words]
+    fonts = [w.get("fontname", "") for w in words]
+    letters = [len(w["text"]) for w in words]
+    total = sum(letters) or 1
+    bold = sum(n for n, f in zip(letters, fonts) if _BOLD.search(f)) > total / 2
+    mono = sum(n for n, f in zip(letters, fonts) if _MONO.search(f)) > total / 2
+    return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
+                max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
+                len(text), mono)
+
+
+def group_lines(words: list[dict]) -> list[Line]:
+    """Words into lines: a word joins the line its vertical extent overlaps by half its height
+    or more; each line is then cut at wide gaps. Returned top to bottom, left to right."""
+    rows: list[dict] = []    # {"top", "bottom", "words"}
+    for w in sorted(words, key=lambda w: (w["top"], w["x0"])):
+        height = max(w["bottom"] - w["top"], 0.1)
+        best = None
+        for row in rows[-6:]:
+            overlap = min(row["bottom"], w["bottom"]) - max(row["top"], w["top"])
+            if overlap >= OVERLAP * min(height, row["bottom"] - row["top"]):
+                best = row
+        if best is None:
+            rows.append({"top": w["top"], "bottom": w["bottom"], "words": [w]})
+        else:
+            best["words"].append(w)
+            best["top"], best["bottom"] = min(best["top"], w["top"]), max(best["bottom"], w["bottom"])
+    lines: list[Line] = []
+    for row in rows:
+        part: list[dict] = []
+        for w in sorted(row["words"], key=lambda w: w["x0"]):
+            if part and w["x0"] - part[-1]["x1"] > COLUMN_GAP * max(w["size"], part[-1]["size"]):
+                lines.append(_line_of(part))
+                part = []
+            part.append(w)
+        if part:
+            lines.append(_line_of(part))
+    return sorted(lines, key=lambda ln: (round(ln.top), ln.x0))
+
+
+def columns(lines: list[Line], width: float) -> list[Line]:
+    """Left column before the right one when most lines sit wholly in one half of the page."""
+    mid = width / 2
+    left = [ln for ln in lines if ln.x1 <= mid + 5]
+    right = [ln for ln in lines if ln.x0 >= mid - 5]
+    if len(left) >= 5 and len(right) >= 5 and len(left) + len(right) >= 0.8 * len(lines):
+        spanning = [ln for ln in lines if ln not in left and ln not in right]
+        top_span = [ln for ln in spanning if ln.top < min(x.top for x in left + right)]
+        rest = [ln for ln in spanning if ln not in top_span]
+        return sorted(top_span, key=lambda ln: ln.top) + sorted(left, key=lambda ln: ln.top) + \
+            sorted(right, key=lambda ln: ln.top) + sorted(rest, key=lambda ln: ln.top)
+    return sorted(lines, key=lambda ln: (round(ln.top), ln.x0))
+
+
+def page_lines(page, inside_tables) -> list[Line]:
+    """The lines of a pdfplumber page, words inside a found table left out (read with the table)."""
+    words = [w for w in page.extract_words(**WORD_SETTINGS) if not inside_tables(w)]
+    return columns(group_lines(words), float(page.width))
