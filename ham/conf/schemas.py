@@ -534,6 +534,7 @@ class Paths:
 @dataclass
 class RunSettings:
     redo_failures: List[str] = field(default_factory=lambda: ["retryable"])   # ham.generate.base.redo_reasons
+    reuse_cached_successes: bool = False   # rerun=true: stored replies for questions answered well before
 
 
 @dataclass

@@ -7,6 +7,10 @@ settings and stream aggregation, ``ChatClient.identity``). Entries are JSON file
 ``<cache root>/generations/`` (``ham.cache.KeyedStore``: one file per key, written atomically, so
 runs of a grid can share the store). Only replies are kept: the cache never returns a failure
 (an entry holding one, written by an older version, is ignored), so a later run asks again.
+
+``fresh`` asks the model even when a reply is stored, and stores the new one in its place: what a
+row redone by ``run.redo_failures`` or answered again by ``rerun=true`` needs, since replaying
+the stored reply (an empty one, say) would redo nothing.
 """
 from __future__ import annotations
 
@@ -81,12 +85,14 @@ class CachedGenerator:
         if generation.error is None:
             self.store.put(key, self._record(generation))
 
-    def generate(self, prompt) -> Generation:
-        return self.generate_batch([prompt])[0]
+    def generate(self, prompt, fresh: bool = False) -> Generation:
+        return self.generate_batch([prompt], [fresh])[0]
 
-    def generate_batch(self, prompts: list) -> list[Generation]:
+    def generate_batch(self, prompts: list, fresh: list[bool] | None = None) -> list[Generation]:
+        """Replies in prompt order; ``fresh[i]``: ask the model for prompt i even if a reply is stored."""
         keys = [self.key(p) for p in prompts]
-        out = [self._lookup(k) for k in keys]
+        fresh = fresh or [False] * len(prompts)
+        out = [None if again else self._lookup(k) for k, again in zip(keys, fresh)]
         todo = [i for i, g in enumerate(out) if g is None]
         batch = getattr(self.inner, "generate_batch", None)
         fresh = batch([prompts[i] for i in todo]) if batch else [self.inner.generate(prompts[i]) for i in todo]
@@ -95,9 +101,9 @@ class CachedGenerator:
             out[i] = generation
         return out
 
-    async def agenerate(self, prompt) -> Generation:
+    async def agenerate(self, prompt, fresh: bool = False) -> Generation:
         key = self.key(prompt)
-        generation = self._lookup(key)
+        generation = None if fresh else self._lookup(key)
         if generation is None:
             generation = await self.inner.agenerate(prompt)
             if generation.error is None:   # written off the event loop

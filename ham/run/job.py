@@ -14,7 +14,9 @@ redoes (``ham.run.grid.is_finished``), is not run again. Relaunching an unfinish
 failures a retry could fix (``run.redo_failures``, by default every retryable reason) are answered
 again, content failures are kept, and summary or description calls that failed are asked again
 (rows whose index changed as a result are answered again). ``rerun=true`` answers every question
-again into a fresh ``predictions.jsonl``; the previous one is kept beside it as
+again into a fresh ``predictions.jsonl``, asking the model anew (the generation cache is bypassed;
+``run.reuse_cached_successes=true`` serves stored replies to the questions the previous
+predictions answered without failure); the previous one is kept beside it as
 ``predictions.<time>.jsonl``.
 
 ``run.json`` is written from what produced the predictions: the offline stage that built the
@@ -183,8 +185,9 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
     run_json.write_text(json.dumps(run_info, indent=2))
     pred_path = out_dir / "predictions.jsonl"
     previous = {r.get("id"): r for r in _rows(pred_path)}
+    fresh = rerun_fresh(cfg, questions, out_dir)
     rows = answer_all(questions, pred_path, pipeline, desc=f"{cfg.name}/{rid}",
-                      progress=cfg.progress, redo_failures=redo)
+                      progress=cfg.progress, redo_failures=redo, fresh=fresh)
     session["answered"] = sum(1 for r in rows if previous.get(r["id"]) != r)
     run_info["predictions"] = predictions_record(rows)
     run_json.write_text(json.dumps(run_info, indent=2))
@@ -196,6 +199,20 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
                "cost": cost_summary(rows, cfg.cost, getattr(pipeline.generator, "pricing", None)),
                "seconds": round(time.time() - started, 2)}
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+
+
+def rerun_fresh(cfg: DictConfig, questions: list[Question], out_dir: Path) -> frozenset:
+    """The questions a rerun asks the model anew: all of them (``rerun=true``), or with
+    ``run.reuse_cached_successes`` only those the set-aside predictions did not answer well."""
+    if not cfg.rerun:
+        return frozenset()
+    ids = frozenset(q.id for q in questions)
+    if not cfg.run.reuse_cached_successes:
+        return ids
+    kept = sorted(out_dir.glob("predictions.*.jsonl"))
+    previous = _rows(kept[-1]) if kept else []
+    succeeded = {r.get("id") for r in previous if not r.get("failure")}
+    return ids - succeeded
 
 
 def _rows(path: Path) -> list[dict]:

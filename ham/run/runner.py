@@ -16,7 +16,8 @@ the server says answered (``generation.served_model``).
 
 Resume (``ham.run.predictions``): questions already in the file are kept and skipped, a line torn
 by a kill is dropped and redone, so no question is lost or duplicated. Rows that
-``ham.run.grid.redo_reason`` names are answered again: a failure (of the generation or of a judge
+``ham.run.grid.redo_reason`` names are answered again, the model asked anew (the generation
+cache is bypassed for them, or the stored reply would be replayed): a failure (of the generation or of a judge
 call) whose reason is in ``redo_failures`` (by default every retryable one:
 ``ham.generate.base.RETRYABLE_FAILURES``), or an answer made under other index keys than the run's
 current ones (its summaries or descriptions changed). The new row supersedes the old, and the
@@ -38,6 +39,7 @@ from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
 from ham.generate.answer import InterleavedAnswer
 from ham.generate.base import RETRYABLE_FAILURES
+from ham.generate.cache import CachedGenerator
 from ham.run.grid import redo_reason
 from ham.run.pipeline import Pipeline
 from ham.run.predictions import read_predictions, rewrite
@@ -113,13 +115,20 @@ class Stages:
             await self.evaluator.aclose()
 
 
-def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, log_: PredictionLog) -> None:
+def _generate_batch(generator, prompts: list, fresh: list[bool]) -> list:
+    if isinstance(generator, CachedGenerator):
+        return generator.generate_batch(prompts, fresh)
+    batch = getattr(generator, "generate_batch", None)
+    return batch(prompts) if batch else [generator.generate(p) for p in prompts]
+
+
+def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, log_: PredictionLog,
+                    fresh: frozenset) -> None:
     size = max(1, int(getattr(pipeline.generator, "batch_size", 1)))
     generator = pipeline.generator
     for start in range(0, len(todo), size):
         items = [pipeline.assemble(q) for q in todo[start:start + size]]
-        batch = getattr(generator, "generate_batch", None)
-        generations = batch([i.prompt for i in items]) if batch else [generator.generate(i.prompt) for i in items]
+        generations = _generate_batch(generator, [i.prompt for i in items], [i.question.id in fresh for i in items])
         done = [stages.finish(i, g) for i, g in zip(items, generations)]
         if stages.judging:
             async def judge_batch():
@@ -134,7 +143,7 @@ def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, lo
 
 
 async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages: Stages,
-                               log_: PredictionLog) -> None:
+                               log_: PredictionLog, fresh: frozenset) -> None:
     generator = pipeline.generator
     gate = asyncio.Semaphore(2 * max(1, int(getattr(generator, "batch_size", 1))))
     judge_client = getattr(getattr(stages.evaluator, "resources", None), "judge", None)
@@ -155,7 +164,10 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
     async def one(q: Question) -> None:
         async with gate:
             item = await assemble(q)
-            generation = await generator.agenerate(item.prompt)
+            if isinstance(generator, CachedGenerator):
+                generation = await generator.agenerate(item.prompt, fresh=q.id in fresh)
+            else:
+                generation = await generator.agenerate(item.prompt)
             row, case = await finish(item, generation)
         if case is not None:
             async with judge_gate:
@@ -184,10 +196,11 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
 
 
 def answer_all(questions: list[Question], pred_path: Path, pipeline: Pipeline, desc: str = "",
-               progress: bool = True, redo_failures=RETRYABLE_FAILURES) -> list[dict]:
+               progress: bool = True, redo_failures=RETRYABLE_FAILURES, fresh: frozenset = frozenset()) -> list[dict]:
     """Answer every question not yet in ``pred_path`` and every row ``redo_reason`` names;
     return all rows in question order. ``redo_failures`` is a set of failure reasons
-    (``ham.generate.base.redo_reasons`` expands ``run.redo_failures``)."""
+    (``ham.generate.base.redo_reasons`` expands ``run.redo_failures``). Redone rows, and the
+    questions in ``fresh`` (a rerun's), ask the model again rather than replay a stored reply."""
     done, superseded = read_predictions(pred_path, repair=True)
     index = index_keys(pipeline.info or {})
     redo_set = frozenset(redo_failures)
@@ -202,11 +215,12 @@ def answer_all(questions: list[Question], pred_path: Path, pipeline: Pipeline, d
     done_failures = sum(1 for q in questions if q.id in done and q.id not in redo and done[q.id].get("failure"))
     log_ = PredictionLog(pred_path, len(todo), done_failures, desc, progress)
     stages = Stages(pipeline, index)
+    fresh = frozenset(fresh) | frozenset(redo)
     try:
         if getattr(pipeline.generator, "is_async", False):
-            run_sync(lambda: _answer_concurrently(todo, pipeline, stages, log_))
+            run_sync(lambda: _answer_concurrently(todo, pipeline, stages, log_, fresh))
         else:
-            _answer_batched(todo, pipeline, stages, log_)
+            _answer_batched(todo, pipeline, stages, log_, fresh)
     finally:
         log_.close()
         done.update(log_.rows)
