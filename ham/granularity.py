@@ -109,7 +109,7 @@ class Merged(Blocks):
 
     name = "merged"
 
-    def __init__(self, min_chars: int = 150, max_chars: int = 1200, captions: str = "image",
+    def __init__(self, min_chars: int = 300, max_chars: int = 1200, captions: str = "image",
                  steps: str = "merge") -> None:
         super().__init__(captions)
         if not 0 < min_chars <= max_chars:

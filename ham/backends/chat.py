@@ -145,7 +145,7 @@ def _parse_event_stream(raw: bytes) -> Completion:
 class ChatClient:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  base_url_env: str = "OPENAI_BASE_URL", api_key_env: str = "OPENAI_API_KEY",
-                 temperature: float | None = 0.2, max_tokens: int = 1024, timeout: float = 120.0,
+                 temperature: float | None = 0.0, max_tokens: int = 1024, timeout: float = 120.0,
                  max_retries: int = 5, stream: bool = False, extra_body: dict | None = None,
                  max_tokens_field: str = "max_tokens", max_concurrency: int = 16,
                  backoff_base: float = 0.5, backoff_max: float = 30.0,

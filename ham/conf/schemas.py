@@ -55,7 +55,7 @@ class BlockUnits:
 @dataclass
 class MergedUnits:
     _target_: str = "ham.granularity.Merged"
-    min_chars: int = _min(150, 1)
+    min_chars: int = _min(300, 1)
     max_chars: int = _min(1200, 1)
     captions: str = _choices("image", "image", "both")
     steps: str = _choices("merge", "merge", "keep")

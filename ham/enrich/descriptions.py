@@ -148,7 +148,8 @@ class HFDescriber:
         from ham.generate.hf_vision import HFVisionGenerator
 
         self.generator = HFVisionGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0, device=device,
-                                           batch_size=batch_size, max_prompt_tokens=max_prompt_tokens)
+                                           batch_size=batch_size, max_prompt_tokens=max_prompt_tokens,
+                                           truncation_is_failure=False)
         self.model_id = self.generator.model_id   # the weights' content hash
         self.prompt_version = f"{PROMPT_VERSION}:{max_side}px"
         self.max_words, self.batch_size, self.max_side = max_words, batch_size, max_side

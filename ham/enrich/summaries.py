@@ -84,7 +84,7 @@ class LeadSummariser:
     batch_size = 4096
     cached = False
 
-    def __init__(self, sentences: int = 2, max_words: int = 60) -> None:
+    def __init__(self, sentences: int = 2, max_words: int = 40) -> None:
         self.sentences, self.max_words = sentences, max_words
         self.model_id = f"lead:{sentences}s{max_words}w"
 
@@ -99,7 +99,7 @@ class ChatSummariser:
 
     def __init__(self, model: str, base_url: str | None = None, base_url_env: str = "OPENAI_BASE_URL",
                  api_key_env: str = "OPENAI_API_KEY",
-                 max_words: int = 60, concurrency: int = 8, batch_size: int = 64, max_tokens: int = 200,
+                 max_words: int = 40, concurrency: int = 8, batch_size: int = 64, max_tokens: int = 200,
                  temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5,
                  seed: int | None = None) -> None:
         self.client = ChatClient(model, base_url=base_url, base_url_env=base_url_env, api_key_env=api_key_env,
@@ -121,13 +121,13 @@ class HFSummariser:
 
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, model: str, max_words: int = 60, max_new_tokens: int = 96, batch_size: int = 8,
+    def __init__(self, model: str, max_words: int = 40, max_new_tokens: int = 96, batch_size: int = 8,
                  device: str | None = None, max_prompt_tokens: int = 2048, cache_root: str = "outputs/cache") -> None:
         from ham.generate.hf import HFGenerator
 
         self.generator = HFGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0,
                                      max_prompt_tokens=max_prompt_tokens, device=device, batch_size=batch_size,
-                                     cache_root=cache_root)
+                                     cache_root=cache_root, truncation_is_failure=False)
         self.model_id = self.generator.model_id   # the weights' content hash
         self.max_words, self.batch_size = max_words, batch_size
 

@@ -46,9 +46,9 @@ def converted_smollm2(cache_root: Path) -> Path:
 
 
 class HFGenerator(Generator):
-    def __init__(self, model: str = "smollm2", max_new_tokens: int = 256, temperature: float = 0.0,
-                 max_prompt_tokens: int = 6000, device: str | None = None, dtype: str | None = None,
-                 cache_root: str = "outputs/cache", batch_size: int = 8, truncation_is_failure: bool = False,
+    def __init__(self, model: str = "smollm2", max_new_tokens: int = 1024, temperature: float = 0.2,
+                 max_prompt_tokens: int = 32000, device: str | None = None, dtype: str | None = None,
+                 cache_root: str = "outputs/cache", batch_size: int = 8, truncation_is_failure: bool = True,
                  pricing: str | None = None, seed: int | None = 0) -> None:
         path = converted_smollm2(Path(cache_root)) if model == "smollm2" else model_source(model)
         # the bundled SmolLM2 by its GGUF file's content (the converted folder is derived from it)

@@ -13,8 +13,8 @@ from ham.generate.hf import HFGenerator
 
 
 class HFVisionGenerator(HFGenerator):
-    def __init__(self, model: str, max_new_tokens: int = 512, **kwargs) -> None:
-        super().__init__(model, max_new_tokens=max_new_tokens, **kwargs)
+    def __init__(self, model: str, max_new_tokens: int = 1024, batch_size: int = 4, **kwargs) -> None:
+        super().__init__(model, max_new_tokens=max_new_tokens, batch_size=batch_size, **kwargs)
 
     def _load(self, path: str) -> None:
         self.processor, self.model = load_vision_lm(path, self.device, self.dtype)

@@ -77,8 +77,13 @@ class HFChat:
         from ham.generate.hf import HFGenerator
 
         self.generator = HFGenerator(model=model, max_new_tokens=max_new_tokens, temperature=0.0,
-                                     max_prompt_tokens=max_prompt_tokens, device=device, cache_root=cache_root)
-        self.model_id = f"hf:{model}"
+                                     max_prompt_tokens=max_prompt_tokens, device=device, cache_root=cache_root,
+                                     truncation_is_failure=False)
+        self.model_id = self.generator.model_id   # the weights' content hash
+
+    def identity(self) -> dict:
+        """What besides the messages decides a verdict: the generation settings."""
+        return self.generator.settings()
 
     def chat(self, messages: list[dict]) -> ChatReply:
         text = "\n\n".join(m["content"] for m in messages)

@@ -1,40 +1,55 @@
 """Judge-free structural retrieval metrics over exact gold unit ids (beyond TopoGraphRAG-Bench,
-which scores retrieval with LLM judges only), and its entity recall without a judge.
+which scores retrieval with LLM judges only), and TopoGraphRAG-Bench's own judge-free entity
+recall.
 
 The retrieved set is what the generator was shown: the text/table rows (k_t, plus k_tab tables
-where set) and the image rows (k_v), each list in rank order; "@k" is those budgets. An evidence
-item is retrieved when any of its resolved units is among them; ranks are positions within each
-unit's own list (``ham.metrics.topology``).
+where set) and the image rows (k_v); "@k" is those budgets. An evidence item is retrieved when any
+of its resolved units is among them; its position is its place in the order the prompt presents
+the evidence, text rows in rank order then image rows in rank order (``prompt_positions``).
 
     gold_unit_recall          retrieved gold items / gold items                 every topology
     both_hops                 1 if every hop's evidence item is retrieved, else 0   bridge chains
-    ordered_chain             1 if every hop's item is retrieved and each hop ranks before or
-                              level with the next (rank(hop h) <= rank(hop h+1)), else 0   bridge chains
+    ordered_chain             1 if every hop's item is retrieved and each hop comes before or
+                              level with the next in the prompt (pos(hop h) <= pos(hop h+1)),
+                              else 0                                             bridge chains
     evidence_point_coverage   evidence points whose item is retrieved / points        synthesis
-    entity_recall             bridge entities, hop results, evidence data points and the short
-                              answer found in the retrieved text (below) / their number
+    entity_recall             TopoGraphRAG-Bench's entity recall, as its evaluation code computes
+                              it (``evaluation/eval_ragas_retrieval.py``): the bridge entities,
+                              each hop's result, every evidence point's data points and the final
+                              answer, de-duplicated case-insensitively, found when the item,
+                              lower-cased, is a substring of the retrieved context, lower-cased;
+                              hits / items, rounded to 4 places
+    entity_recall_tokens      ham's looser variant (not the benchmark's number): an item is also
+                              found, whitespace-collapsed, between word boundaries, or when all
+                              its BM25 tokens occur anywhere in the context
+
+Worked example of ``ordered_chain``: a chain whose hop 1 is a figure and hop 2 a passage, with 15
+text rows and 10 image rows retrieved, the passage at text rank 4 and the figure at image rank 1.
+The prompt shows T1..T15, then img1..img10: the passage is at position 4, the figure at 16, so
+hop 1 comes after hop 2 and the chain is not ordered (0), though both hops are retrieved (1). A
+generator reading the prompt in order meets the target hop before the hop that leads to it.
+
+The retrieved context of the entity recalls is the one the judged retrieval metrics read
+(``ham.metrics.topology.contexts``): each text row as its heading path and text, each image as
+``[IMAGE: ref | caption]``, joined with newlines, as the generator's prompt orders them.
 
 Undefined (None, left out of the mean, the n reported): for a question whose gold evidence is not
 fully resolved to units (``evidence_mapping.json`` of the run says which item and why; a partly
 resolved gold set would score against the wrong denominator), and for the topologies a metric does
-not apply to. A question without gold evidence has no structural metrics.
-
-Entity recall's retrieved text is every retrieved row's text and every image's caption, joined.
-An item is found when, whitespace-collapsed and lower-cased, it occurs in that text between word
-boundaries, or when every one of its BM25 tokens (``ham.text.tokenize``) occurs among the text's
-tokens (so "Chapter 11, Capital Gains" is found in "... Chapter 11. Capital Gains ..."). None
-when the question has no such item.
+not apply to. A question without gold evidence has no structural metrics. The entity recalls are
+None when the question has no item (and need no resolved evidence).
 """
 from __future__ import annotations
 
 import re
 
 from ham.metrics.registry import Case, Resources, metric
-from ham.metrics.topology import hop_items, item_rank, resolved, unit_ranks
+from ham.metrics.topology import contexts, hop_items, item_rank, prompt_positions, resolved
 from ham.text import normalise_ws, tokenize
 
+
 def _ranks(case: Case) -> dict[str, int]:
-    return unit_ranks(case.text, case.images)
+    return prompt_positions(case.text, case.images)
 
 
 def gold_recall(case: Case) -> float | None:
@@ -70,21 +85,35 @@ def point_coverage(case: Case) -> float | None:
 
 
 def entity_items(case: Case) -> list[str]:
+    """TopoGraphRAG-Bench's ground-truth entities of a question, in its order: bridge entities, hop
+    results, data points, the final answer; de-duplicated case-insensitively, empty ones dropped."""
     q = case.question
     items = [*q.bridge_entities, *(h.result for h in q.hops),
              *(d for p in q.evidence_points for d in p.data_points)]
     if q.answer_short:
         items.append(q.answer_short)
-    return list(dict.fromkeys(i.strip() for i in items if i and i.strip()))
+    out, seen = [], set()
+    for item in (str(i).strip() for i in items if i):
+        if item and item.lower() not in seen:
+            seen.add(item.lower())
+            out.append(item)
+    return out
 
 
-def retrieved_text(case: Case) -> str:
-    return "\n".join([*(r.get("text") or "" for r in case.text),
-                      *(r.get("caption") or "" for r in case.images), *(r.get("text") or "" for r in case.images)])
+def retrieved_context(case: Case) -> str:
+    return "\n".join(contexts(case.text, case.images))
+
+
+def benchmark_entity_recall(items: list[str], context: str) -> float | None:
+    """TopoGraphRAG-Bench's rule (module docstring)."""
+    if not items:
+        return None
+    lowered = context.lower()
+    return round(sum(item.lower() in lowered for item in items) / len(items), 4)
 
 
 def found_in(item: str, text: str, tokens: set[str]) -> bool:
-    """The entity-recall match rule (module docstring)."""
+    """``entity_recall_tokens``'s match rule (module docstring)."""
     needle = normalise_ws(item)
     if needle and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text):
         return True
@@ -93,6 +122,7 @@ def found_in(item: str, text: str, tokens: set[str]) -> bool:
 
 
 def entity_recall_of(items: list[str], context: str) -> tuple[float | None, list[bool]]:
+    """``entity_recall_tokens``: the share of items found, and which."""
     if not items:
         return None, []
     text = normalise_ws(context)
@@ -114,7 +144,8 @@ def both_hops(case: Case, res: Resources) -> float | None:
 
 
 @metric("ordered_chain", family="retrieval", label="Ordered chain@k",
-        description="bridge chains: 1 if every hop is retrieved and each ranks before or level with the next")
+        description="bridge chains: 1 if every hop is retrieved and each comes before or level with the next in the "
+                    "prompt's evidence order (text rows, then images)")
 def ordered_chain(case: Case, res: Resources) -> float | None:
     return chain(case, ordered=True)
 
@@ -126,6 +157,13 @@ def evidence_point_coverage(case: Case, res: Resources) -> float | None:
 
 
 @metric("entity_recall", family="retrieval", label="Entity R",
-        description="share of bridge entities, hop results, data points and the short answer in the retrieved text")
+        description="TopoGraphRAG-Bench's entity recall: its ground-truth entities found as case-insensitive "
+                    "substrings of the retrieved context")
 def entity_recall(case: Case, res: Resources) -> float | None:
-    return entity_recall_of(entity_items(case), retrieved_text(case))[0]
+    return benchmark_entity_recall(entity_items(case), retrieved_context(case))
+
+
+@metric("entity_recall_tokens", family="retrieval", label="Entity R (tokens)",
+        description="ham's looser entity recall: also found between word boundaries or by all BM25 tokens present")
+def entity_recall_tokens(case: Case, res: Resources) -> float | None:
+    return entity_recall_of(entity_items(case), retrieved_context(case))[0]

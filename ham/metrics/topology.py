@@ -22,11 +22,11 @@ Required steps (step coverage): ``Step i [modality]: sub-question -> result`` pe
 chain, ``Step i [modality]: fact`` per evidence point of a synthesis question (the data points
 after it in brackets); the modality is the hop's, else its evidence item's. None for single-hop.
 
-Gold items and ranks (structural metrics): an evidence item ``Question.evidence[i]`` is retrieved
-when any unit id of its ``units`` (filled by the run's evidence mapping) is among the retrieved
-rows; its rank is the best 1-based position of those units within the list each is in (text and
-table units in the text list, images in the image list: the budgets are separate, so a rank is a
-position among units of its own kind).
+Gold items and positions (structural metrics): an evidence item ``Question.evidence[i]`` is
+retrieved when any unit id of its ``units`` (filled by the run's evidence mapping) is among the
+retrieved rows; its position is the best 1-based place of those units in the order the prompt
+presents evidence: the text and table rows in rank order, then the image rows in rank order
+(``prompt_positions``; the order of ``contexts`` too).
 """
 from __future__ import annotations
 
@@ -129,15 +129,15 @@ def contexts(text_rows: list[dict], image_rows: list[dict]) -> list[str]:
 
 # --------------------------------------------------------------------------- gold units and ranks
 
-def unit_ranks(text_rows: list[dict], image_rows: list[dict]) -> dict[str, int]:
-    """Unit id -> its best 1-based position within its own list (module docstring)."""
-    ranks: dict[str, int] = {}
-    for rows in (text_rows, image_rows):
-        for pos, row in enumerate(rows, 1):
-            uid = row.get("unit_id")
-            if uid is not None and (uid not in ranks or pos < ranks[uid]):
-                ranks[uid] = pos
-    return ranks
+def prompt_positions(text_rows: list[dict], image_rows: list[dict]) -> dict[str, int]:
+    """Unit id -> its best 1-based position in the prompt's one evidence order: text rows, then
+    image rows (module docstring)."""
+    positions: dict[str, int] = {}
+    for pos, row in enumerate([*text_rows, *image_rows], 1):
+        uid = row.get("unit_id")
+        if uid is not None and uid not in positions:
+            positions[uid] = pos
+    return positions
 
 
 def resolved(question: Question) -> bool:
@@ -146,7 +146,7 @@ def resolved(question: Question) -> bool:
 
 
 def item_rank(question: Question, index: int, ranks: dict[str, int]) -> int | None:
-    """The best rank of evidence item ``index``'s units, None when none was retrieved."""
+    """The best position of evidence item ``index``'s units, None when none was retrieved."""
     found = [ranks[u] for u in question.evidence[index].units if u in ranks]
     return min(found) if found else None
 

@@ -11,8 +11,8 @@ PROMPTS = ["Open the reconcile window.", "Check the oil level every month and th
 
 
 def test_batched_left_padded_generation_matches_one_at_a_time(causal_lm_folder):
-    batched = HFGenerator(str(causal_lm_folder), max_new_tokens=6, batch_size=3)
-    single = HFGenerator(str(causal_lm_folder), max_new_tokens=6, batch_size=1)
+    batched = HFGenerator(str(causal_lm_folder), max_new_tokens=6, batch_size=3, temperature=0.0)
+    single = HFGenerator(str(causal_lm_folder), max_new_tokens=6, batch_size=1, temperature=0.0)
     prompts = [text_prompt(p) for p in PROMPTS]
     together = batched.generate_batch(prompts)
     alone = [single.generate(p) for p in prompts]
@@ -26,7 +26,8 @@ def test_batched_left_padded_generation_matches_one_at_a_time(causal_lm_folder):
 
 
 def test_over_length_prompts_fail_without_stopping_the_batch(causal_lm_folder):
-    gen = HFGenerator(str(causal_lm_folder), max_new_tokens=4, max_prompt_tokens=20, batch_size=4)
+    gen = HFGenerator(str(causal_lm_folder), max_new_tokens=4, max_prompt_tokens=20, batch_size=4,
+                      truncation_is_failure=False)
     out = gen.generate_batch([text_prompt("short"), text_prompt("word " * 40), text_prompt("also short")])
     assert out[1].text is None and out[1].failure_reason == "over_length" and out[1].usage["prompt_tokens"] > 20
     assert out[0].error is None and out[2].error is None and out[0].text is not None
@@ -34,7 +35,7 @@ def test_over_length_prompts_fail_without_stopping_the_batch(causal_lm_folder):
 
 def test_truncation_is_a_failure_only_when_asked(causal_lm_folder):
     prompt = text_prompt("Open the reconcile window.")
-    lenient = HFGenerator(str(causal_lm_folder), max_new_tokens=1).generate(prompt)
+    lenient = HFGenerator(str(causal_lm_folder), max_new_tokens=1, truncation_is_failure=False).generate(prompt)
     strict = HFGenerator(str(causal_lm_folder), max_new_tokens=1, truncation_is_failure=True).generate(prompt)
     if lenient.finish_reason == "length":
         assert lenient.error is None and strict.failure_reason == "over_length"
@@ -53,8 +54,10 @@ def test_missing_model_names_the_problem(tmp_path):
 
 
 def test_vision_model_sees_each_image_and_batches(llava_folder, image_files):
-    batched = HFVisionGenerator(str(llava_folder), max_new_tokens=5, batch_size=3)
-    single = HFVisionGenerator(str(llava_folder), max_new_tokens=5, batch_size=1)
+    batched = HFVisionGenerator(str(llava_folder), max_new_tokens=5, batch_size=3, temperature=0.0,
+                                truncation_is_failure=False)
+    single = HFVisionGenerator(str(llava_folder), max_new_tokens=5, batch_size=1, temperature=0.0,
+                               truncation_is_failure=False)
     prompts = [image_prompt("What is shown?", image_files[:1]), image_prompt("Compare them.", image_files),
                text_prompt("No image here.")]
     together = batched.generate_batch(prompts)
@@ -68,7 +71,7 @@ def test_vision_model_sees_each_image_and_batches(llava_folder, image_files):
 def test_unreadable_image_fails_only_its_prompt(llava_folder, image_files):
     broken = image_files[0].with_name("broken.png")
     broken.write_bytes(b"not a png")
-    gen = HFVisionGenerator(str(llava_folder), max_new_tokens=3, batch_size=4)
+    gen = HFVisionGenerator(str(llava_folder), max_new_tokens=3, batch_size=4, truncation_is_failure=False)
     out = gen.generate_batch([image_prompt("Bad", [broken]), image_prompt("Good", image_files[1:2])])
     assert out[0].failure_reason == "bad_input" and "broken.png" in out[0].error
     assert out[1].error is None and out[1].text is not None

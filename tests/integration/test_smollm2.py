@@ -13,13 +13,15 @@ pytestmark = pytest.mark.slow
 
 
 def test_generates_text_and_reports_usage(tmp_path):
-    gen = HFGenerator("smollm2", max_new_tokens=24, cache_root=str(tmp_path))
+    gen = HFGenerator("smollm2", max_new_tokens=24, temperature=0.0, truncation_is_failure=False,
+                      cache_root=str(tmp_path))
     prompt = Prompt("What is the capital of France?", "What is the capital of France? Answer in one sentence.",
                     {}, Retrieved([], []), "none")
     out = gen.generate(prompt)
     assert out.error is None and out.text.strip()
     assert out.usage["prompt_tokens"] > 5 and 0 < out.usage["completion_tokens"] <= 24
-    again = HFGenerator("smollm2", max_new_tokens=24, cache_root=str(tmp_path))
+    again = HFGenerator("smollm2", max_new_tokens=24, temperature=0.0, truncation_is_failure=False,
+                        cache_root=str(tmp_path))
     assert again.generate(prompt).text == out.text   # greedy decoding is deterministic
 
 

@@ -6,7 +6,8 @@ from ham.metrics.structural import entity_recall_of, found_in
 from ham.text import normalise_ws, tokenize
 from tests.metrics.topology_cases import bridge, case, image_row, single_hop, synthesis, text_row
 
-NAMES = ["gold_unit_recall", "both_hops", "ordered_chain", "evidence_point_coverage", "entity_recall"]
+NAMES = ["gold_unit_recall", "both_hops", "ordered_chain", "evidence_point_coverage", "entity_recall",
+         "entity_recall_tokens"]
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +24,24 @@ def test_bridge_both_hops_retrieved_in_order(evaluator):
     assert s["evidence_point_coverage"] is None, "synthesis only"
 
 
-def test_bridge_target_ranked_before_the_bridge_is_not_ordered(evaluator):
+def test_order_is_the_prompts_one_merged_order(evaluator):
+    # text hop 1 at text rank 3, image hop 2 at image rank 1: the prompt shows T1..T3 then img1,
+    # so hop 1 (position 3) comes before hop 2 (position 4): ordered, whatever the ranks within lists
     c = case(bridge(), text=[text_row("x", "noise"), text_row("y", "noise"), text_row("u1", "open gcashdata_3")],
              images=[image_row("u2", "fig.png")])
     s = evaluator.score(c)
-    assert (s["both_hops"], s["ordered_chain"]) == (1.0, 0.0)   # bridge rank 3 > target rank 1
+    assert (s["both_hops"], s["ordered_chain"]) == (1.0, 1.0)
+
+
+def test_worked_example_image_hop_before_a_text_hop_is_not_ordered(evaluator):
+    """The docstring's example: hop 1 a figure (image rank 1), hop 2 a passage (text rank 4) of 15
+    text and 10 image rows: positions 16 and 4, so not ordered, though both hops are retrieved."""
+    q = bridge(units=(("fig",), ("passage",)))
+    text = [text_row(f"t{i}", "noise") for i in range(15)]
+    text[3] = text_row("passage", "the checking account")
+    images = [image_row("fig", "fig.png")] + [image_row(f"i{i}", f"{i}.png") for i in range(9)]
+    s = evaluator.score(case(q, text=text, images=images))
+    assert (s["gold_unit_recall"], s["both_hops"], s["ordered_chain"]) == (1.0, 1.0, 0.0)
 
 
 def test_bridge_with_one_hop_missing(evaluator):
@@ -60,18 +74,25 @@ def test_synthesis_point_coverage(evaluator):
     c = case(synthesis(), text=[text_row("t2", "2 | 315 | 735", "table"), text_row("x3", "six hundred")])
     s = evaluator.score(c)
     assert s["evidence_point_coverage"] == pytest.approx(2 / 3) and s["gold_unit_recall"] == pytest.approx(2 / 3)
-    # entity recall: data points 900, 735, 600 -> only 735 is in the retrieved text
-    assert s["entity_recall"] == pytest.approx(1 / 3)
+    # entity recall: data points 900, 735, 600 -> only 735 is in the retrieved text (4 places, as the benchmark)
+    assert s["entity_recall"] == 0.3333
 
 
-def test_entity_recall_items_and_match_rule(evaluator):
+def test_entity_recall_is_the_benchmarks_substring_rule_and_the_token_variant_is_named_apart(evaluator):
     # items: gcashdata_3 (bridge entity = hop 1 result, counted once), "the checking account",
     # and the short answer "gcashdata_3; the checking account"
     c = case(bridge(), text=[text_row("u1", "Open the file gcashdata_3.")],
              images=[image_row("u2", "fig.png", "Checking Account register")])
-    assert evaluator.score(c)["entity_recall"] == 1.0   # the short answer's tokens are all in the text
+    s = evaluator.score(c)
+    assert s["entity_recall"] == 0.3333          # only gcashdata_3 is a substring of the context
+    assert s["entity_recall_tokens"] == 1.0      # the other two items' tokens are all there
     c = case(bridge(), text=[text_row("u1", "Open the file gcashdata_30.")])
-    assert evaluator.score(c)["entity_recall"] == 0.0   # word boundaries: gcashdata_30 is another file
+    s = evaluator.score(c)
+    assert s["entity_recall"] == 0.3333          # a substring match: gcashdata_3 is inside gcashdata_30
+    assert s["entity_recall_tokens"] == 0.0      # word boundaries: gcashdata_30 is another file
+    q = bridge()
+    q.bridge_entities = ["GcashData_3"]          # de-duplicated case-insensitively, as the benchmark does
+    assert evaluator.score(case(q, text=[text_row("u1", "gcashdata_3")]))["entity_recall"] == 0.3333
     text = "Refer to Chapter 11. Capital Gains."
     assert found_in("Chapter 11, Capital Gains", normalise_ws(text), set(tokenize([text])[0]))
     assert entity_recall_of([], "anything") == (None, [])
