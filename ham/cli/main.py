@@ -92,3 +92,23 @@ def main(cfg: DictConfig) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def cli() -> None:
+    """The ``ham`` script. ``ham --cfg job ...`` prints the composed config without running
+    anything, and Hydra does so before any job starts: the overrides are checked first (the same
+    checks a run makes), so ``retrieval.k_t=-1`` is refused there too, naming the key."""
+    import sys
+
+    from hydra._internal.utils import get_args_parser
+
+    from ham.conf import ConfigError, compose
+
+    args, _ = get_args_parser().parse_known_args()
+    if args.cfg and not args.multirun:
+        try:
+            compose(args.overrides, return_hydra_config=False)
+        except ConfigError as exc:
+            print(f"ham: {exc}", file=sys.stderr)
+            sys.exit(2)
+    main()

@@ -45,15 +45,35 @@ def register() -> None:
 
 
 def compose(overrides: Sequence[str] = (), return_hydra_config: bool = True) -> DictConfig:
-    """The run config for ``overrides`` (the same ones ``ham`` takes), checked."""
+    """The run config for ``overrides`` (the same ones ``ham`` takes), checked. Any problem with an
+    override (an unknown group or key, a wrong type, a value out of range) is a ``ConfigError``
+    whose message names the key."""
     from hydra import compose as hydra_compose, initialize_config_dir
 
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
     register()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = hydra_compose(config_name="config", overrides=list(overrides),
-                            return_hydra_config=return_hydra_config)
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+            cfg = hydra_compose(config_name="config", overrides=list(overrides),
+                                return_hydra_config=return_hydra_config)
+    except (HydraException, OmegaConfBaseException) as exc:   # a bad override: Hydra's message names it
+        raise ConfigError(_chain(exc)) from exc
     check(cfg)
     return cfg
+
+
+def _chain(exc: BaseException) -> str:
+    """An exception's message with its causes' (Hydra wraps the OmegaConf error that names the
+    key and the value), each once, on one line."""
+    parts: list[str] = []
+    while exc is not None:
+        text = " ".join(str(exc).split())
+        if text and text not in parts and "$VALUE" not in text:   # OmegaConf's unfilled message template
+            parts.append(text)
+        exc = exc.__cause__ or exc.__context__
+    return ": ".join(parts)
 
 
 def plain(cfg: DictConfig) -> dict:

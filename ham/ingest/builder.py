@@ -224,6 +224,9 @@ class TreeBuilder:
             node.caption = " ".join(pending.text.split())
             node.label = label_of(node.caption)
             pending.caption_of = node.id
+        notes = " ".join(clean_text(block.footnote).split())
+        if notes:   # the source's description of the image (DocBook's mediaobject caption): its, not text
+            node.caption = f"{node.caption} {notes}".strip()
 
     def finish(self) -> Document:
         title = self.root.title or next((c.title for c in self.root.children if c.title), self.doc_id)

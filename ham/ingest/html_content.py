@@ -203,6 +203,8 @@ class ContentWalker:
             self.table(node)
         elif tag == "div" and cls & set(ADMONITIONS) and not self.admonition_depth:
             self.admonition(node)
+        elif self.is_description(node, tag, cls):
+            self.blocks[-1].footnote = " ".join(x for x in (self.blocks[-1].footnote, flatten(node)) if x)
         elif self.is_caption(node, tag, cls):
             self.emit("caption", text=flatten(node))
         elif tag == "p" and "title" in cls and node.parent is not None and \
@@ -225,6 +227,13 @@ class ContentWalker:
         while child is not None:
             self.visit(child)
             child = child.next
+
+    def is_description(self, node: LexborNode, tag: str, cls: set[str]) -> bool:
+        """DocBook's ``div.mediaobject > div.caption``: the image's long description, right after
+        its ``img``; it belongs to the image (appended to its caption), not to the running text."""
+        parent = node.parent
+        return (tag == "div" and "caption" in cls and parent is not None and "mediaobject" in classes(parent)
+                and bool(self.blocks) and self.blocks[-1].kind == "image")
 
     @staticmethod
     def is_caption(node: LexborNode, tag: str, cls: set[str]) -> bool:

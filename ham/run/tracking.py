@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from ham.run.predictions import read
+
 log = logging.getLogger("ham.run.tracking")
 # a key that names a secret: it ends in api_key, token, secret, password, passwd or authorization
 # (hf_token, client_secret, OPENAI_API_KEY), but not max_tokens or api_key_env (the variable's name)
@@ -60,7 +62,10 @@ class WandbTracker:
         summary.update({f"{name}/n": m["n"] for name, m in metrics.get("metrics", {}).items()})
         summary.update({"n_questions": metrics.get("n_questions"), "n_failures": metrics.get("n_failures")})
         self.run.summary.update({k: v for k, v in summary.items() if v is not None})
-        rows = [json.loads(line) for line in (out_dir / "predictions.jsonl").read_text().splitlines() if line]
+        found = read(out_dir / "predictions.jsonl")   # the one reading policy (torn and malformed lines)
+        for problem in found.problems:
+            log.warning("W&B predictions table: %s (line left out)", problem)
+        rows = list(found.rows.values())
         names = sorted({k for r in rows for k in r.get("metrics", {})})
         table = wandb.Table(columns=["id", "question", "failure", *names])
         for r in rows:

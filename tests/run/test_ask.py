@@ -36,6 +36,9 @@ def test_ham_ask_json_row_and_bad_arguments(overrides, capsys):
     assert "is not an override" in capsys.readouterr().err
     assert ask_main(["What is it?", "retrieval.k_t=-3"]) == 2
     assert "retrieval.k_t=-3" in capsys.readouterr().err
+    assert ask_main(["What is it?", "retrieval.k_t=abc"]) == 2   # a type error: one line, no traceback
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "retrieval.k_t" in err and "Traceback" not in err
 
 
 def test_python_api_builds_once_and_answers_many(overrides):

@@ -51,3 +51,44 @@ def test_a_runs_config_yaml_has_its_secrets_redacted(tmp_path):
     assert leaks == []
     identity = json.loads((out / "run.json").read_text())["identity"]
     assert identity["site.api_key"] == REDACTED and identity["generator.max_sentences"] == 5
+
+
+def test_the_wandb_table_reads_predictions_with_the_shared_torn_line_rule(tmp_path, caplog):
+    """A torn last line (a kill mid-write) and a malformed one are left out of the W&B table and
+    reported, as every other reader of predictions.jsonl does (it had its own json.loads loop)."""
+    import json
+
+    from ham.run.tracking import WandbTracker
+
+    class Table:
+        def __init__(self, columns):
+            self.columns, self.data = columns, []
+
+        def add_data(self, *row):
+            self.data.append(row)
+
+    class Run:
+        config = type("C", (), {"update": lambda self, *a, **k: None})()
+        summary: dict = {}
+        logged: list = []
+
+        def log(self, item):
+            self.logged.append(item)
+
+    import sys
+    import types
+    fake = types.SimpleNamespace(Table=Table, Image=lambda p: p, Html=lambda h: h)
+    sys.modules["wandb"], saved = fake, sys.modules.get("wandb")
+    try:
+        (tmp_path / "metrics.json").write_text(json.dumps({"metrics": {"ir": {"mean": 1.0, "n": 1}}}))
+        rows = [{"id": "q1", "question": "a", "failure": None, "metrics": {"ir": 1.0}}]
+        (tmp_path / "predictions.jsonl").write_text(json.dumps(rows[0]) + "\nnot json\n" + '{"id": "q2", "quest')
+        run = Run()
+        WandbTracker(run).log_run(tmp_path)
+    finally:
+        sys.modules.pop("wandb")
+        if saved is not None:
+            sys.modules["wandb"] = saved
+    table = next(item["predictions"] for item in run.logged if "predictions" in item)
+    assert [row[0] for row in table.data] == ["q1"]
+    assert "predictions.jsonl:2" in caplog.text
