@@ -60,6 +60,9 @@ def compose(overrides: Sequence[str] = (), return_hydra_config: bool = True) -> 
                                 return_hydra_config=return_hydra_config)
     except (HydraException, OmegaConfBaseException) as exc:   # a bad override: Hydra's message names it
         raise ConfigError(_chain(exc)) from exc
+    except (AssertionError, AttributeError) as exc:   # OmegaConf's own failures merging into a null node
+        raise ConfigError(f"{' '.join(overrides)}: a key set under a group or node that is null here "
+                          f"({exc})") from exc
     check(cfg)
     return cfg
 

@@ -4,7 +4,7 @@ Every key of the resolved config (``hydra`` aside) falls in exactly one of four 
 of dora-style globs over dotted keys (``*`` matches across dots):
 
     EXCLUDE   cannot change results: names, locations, devices, batch sizes, concurrency, retries,
-              timeouts, endpoints and key variables, caches, logging, prices
+              timeouts, endpoints and key variables, caches, logging, prices (each pattern says why)
     CONTENT   a file or folder of inputs: it enters by its content hash, never by its location
               (moving the corpus or the questions file keeps the id; editing them changes it)
     MODEL     a model: a hub id or API name as written, a local folder or file by the content
@@ -32,13 +32,36 @@ from ham.conf import plain
 
 log = logging.getLogger("ham.run.identity")
 
-EXCLUDE = [
-    "name", "dataset.name", "paths.*", "run.*", "logger.*", "rerun", "progress", "cost.*", "*.pricing",
-    "*batch_size", "*concurrency", "*device", "*.max_retries", "*.timeout", "*.backoff_*",
-    "*.base_url", "*.base_url_env", "*.api_key_env", "*.require_api_key", "*.http_backend",
-    "*.request_budget", "*cache_root", "*.show_progress", "*.use_gpu", "*threads",
-    "topo.*",   # ham-topo's settings: a run never reads them (the build records its own in its report)
-]
+EXCLUDE = {   # pattern -> why no key it matches can change a result (tests/config/test_identity.py runs them)
+    "name": "the run's folder name",
+    "dataset.name": "the dataset's display name; its files enter by content (dataset.path, dataset.questions)",
+    "paths.*": "where outputs and caches live; caches are keyed by content, so a fresh one recomputes the same",
+    "run.*": "what a resume redoes and whether a rerun may reuse stored replies: which rows are (re)asked, "
+             "never what a row's result is",
+    "logger.*": "a mirror of the run folder in experiment tracking",
+    "rerun": "answer every question again into the same run: the same results are expected",
+    "progress": "the progress bar",
+    "cost.*": "the price table: cents are computed from the recorded token counts after the run",
+    "*.pricing": "which price row the cost table uses",
+    "*batch_size": "how many inputs one model call takes: the same outputs, batched",
+    "*concurrency": "how many requests are in flight",
+    "*device": "where a model runs, not what it computes",
+    "*.max_retries": "retries decide whether a reply arrives (a retryable failure is redone), not which",
+    "*.timeout": "a deadline decides whether a reply arrives (a timeout is redone on resume), not which",
+    "*.backoff_*": "the wait between retries",
+    "*.base_url": "the endpoint; the served model is recorded per row (generation.served_model) and the "
+                  "server enters the generation and judgment caches",
+    "*.base_url_env": "the name of the variable holding the endpoint",
+    "*.api_key_env": "the name of the variable holding the key",
+    "*.require_api_key": "whether a missing key stops the run before it starts",
+    "*.http_backend": "the HTTP transport (aiohttp or httpx) carrying the same request",
+    "*.request_budget": "a cap on requests decides whether a reply arrives (budget_exhausted is redone), not which",
+    "*cache_root": "where a component's cache lives; entries are keyed by content",
+    "*.show_progress": "a progress bar",
+    "*.use_gpu": "faiss on the GPU or the CPU: the same index",
+    "*threads": "how many CPU threads one query encode uses",
+    "topo.*": "ham-topo's settings: a run never reads them (the build records its own in its report)",
+}
 CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describer.path",
            "metrics.bertscore.baseline_path"]
 MODEL = ["*.model", "method.clip_model", "method.semantic_model"]
