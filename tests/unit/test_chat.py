@@ -18,7 +18,7 @@ def test_plain_reply_usage_and_settings():
     assert reply.error is None and reply.text == "forty two" and reply.finish_reason == "stop"
     assert reply.usage["completion_tokens"] == 2 and reply.attempts == 1 and reply.model == "test-model"
     body = server.requests[0]
-    assert body["model"] == "test-model" and body["temperature"] == 0.2 and body["max_tokens"] == 1024
+    assert body["model"] == "test-model" and body["temperature"] == 0.0 and body["max_tokens"] == 1024
     assert "stream" not in body
 
 
