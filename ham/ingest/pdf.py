@@ -12,7 +12,7 @@ they never take a bookmarked heading as a child), after the first bookmark, and 
 in "." or ":" (bold run-in labels). Without an outline
 (or with ``use_outline=False``), a line set clearly larger than the body text
 (``HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
-``ham.ingest.levels`` (numbering first, then the ranked sizes). Either way, never a heading: a
+``ham.ingest.levels`` (numbering first, then the ranked sizes and, where sizes tie, fonts). Either way, never a heading: a
 line with no letters (a bare number), a caption ("Figure 3"), monospaced text (program output
 printed large), a line of a table-of-contents page, furniture. A chapter opener ("CHAPTER" /
 "ONE" / "INSTALLATION", "Chapter 3" above its title, a big numeral) is one heading: the label
@@ -89,6 +89,7 @@ class Item:
     x1: float
     text: str = ""
     size: float | None = None
+    font: str = ""
     lines: list[Line] = field(default_factory=list)
     image_path: str | None = None
     caption: str = ""
@@ -175,7 +176,7 @@ class _Reader:
                 prev.lines.append(ln)
                 prev.bottom, prev.x1 = ln.bottom, max(prev.x1, ln.x1)
                 continue
-            items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, lines=[ln],
+            items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, font=ln.font, lines=[ln],
                               level=ln.level, rule=ln.rule))
         for item in items:
             item.text = " ".join(ln.text for ln in item.lines)
@@ -321,7 +322,7 @@ class _Reader:
                     texts.append(item.text)
                 if item.kind == "heading":
                     blocks.append(Block(kind="heading", text=item.text, level=item.level, rule=item.rule,
-                                        font_size=item.size, **common))
+                                        font_size=item.size, font=item.font, **common))
                 elif item.kind == "image":
                     if item.image_path:
                         blocks.append(Block(kind="image", image=item.image_path, image_path=item.image_path,

@@ -25,6 +25,7 @@ COLUMN_GAP = 2.5
 OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _MONO = re.compile(r"mono|courier|consol|cmtt|lmtt|typewriter|inconsolata|menlo|sfmono|code", re.I)
+_SUBSET = re.compile(r"^[A-Z]{6}\+")     # "DAAAAA+Arial-BoldMT": a subset's tag, not the font
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
 
@@ -39,6 +40,7 @@ class Line:
     bottom: float
     chars: int
     mono: bool = False
+    font: str = ""          # the font most of its letters are set in, subset prefix removed
     # set by later passes: a furniture kind, or the outline level and rule of a heading
     furniture: str = ""
     level: int = 0
@@ -55,9 +57,12 @@ def _line_of(words: list[dict]) -> Line:
     total = sum(letters) or 1
     bold = sum(n for n, f in zip(letters, fonts) if _BOLD.search(f)) > total / 2
     mono = sum(n for n, f in zip(letters, fonts) if _MONO.search(f)) > total / 2
+    by_font: dict[str, int] = {}
+    for n, f in zip(letters, fonts):
+        by_font[_SUBSET.sub("", f)] = by_font.get(_SUBSET.sub("", f), 0) + n
     return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
-                len(text), mono)
+                len(text), mono, font=max(by_font, key=by_font.get))
 
 
 def group_lines(words: list[dict]) -> list[Line]:
