@@ -19,8 +19,8 @@ printed large), a line of a table-of-contents page, furniture. A chapter opener 
 joins the title ("Chapter 1 Installation"; with an outline, the bookmark's line alone).
 
 The ingest report counts, per PDF: furniture by kind, table-of-contents lines, the bookmarks and
-how many were found on their page, and the tokens and glued tokens of its text
-(``ham.ingest.pdf_glued``). Tables found by pdfplumber
+how many were found on their page, and the tokens, glued tokens and punctuation marks set off by a
+space ("radio ,") of its text (``ham.ingest.pdf_glued``). Tables found by pdfplumber
 (ruled tables) become table blocks with their rows and a rendered image of the table region;
 their words are not read twice. Embedded images become image blocks (the region rendered at
 ``DPI``, stored by ``ham.ingest.assets``); tiny ones (under ``MIN_IMAGE_PT`` points) are decoration.
@@ -48,7 +48,7 @@ from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.pdf_furniture import (heading_key, is_toc_page, mark_slots, mark_title_heads, opener_label,
                                        opener_title)
-from ham.ingest.pdf_glued import count_glued
+from ham.ingest.pdf_glued import count_glued, spaced_punctuation
 from ham.ingest.pdf_outline import Bookmark, align, read_outline, title_key
 from ham.ingest.pdf_text import Line, page_lines
 from ham.ingest.report import IngestReport
@@ -335,6 +335,7 @@ class _Reader:
         glued = count_glued(texts)
         self.report.measure(self.path, "text tokens", glued.tokens)
         self.report.measure(self.path, "glued tokens", glued.glued)
+        self.report.measure(self.path, "punctuation set off by a space", sum(spaced_punctuation(texts).values()))
         return blocks
 
 
