@@ -252,11 +252,14 @@ def class_name(c: tuple[float, str]) -> str:
     return f"{c[0]:g}pt ({c[1]})" if c[1] else f"{c[0]:g}pt"
 
 
+_DOTTED = ("decimal", "alpha")    # "1.2.1", "C.1.1": depth from the number of parts
+
+
 @dataclass
 class _Open:
     style: str
     depth: int      # depth of the last heading of this style
-    base: int = 0   # decimal only: depth - parts
+    base: int = 0   # dotted styles only: depth - parts
     size: float | None = None   # its font size class, where known
 
 
@@ -306,10 +309,10 @@ class LevelResolver:
             if entry.style == style:
                 del self.stack[i + 1:]
                 floor = self.stack[i - 1].depth + 1 if i else 1
-                depth = max(floor, entry.base + n.parts) if style == "decimal" else entry.depth
+                depth = max(floor, entry.base + n.parts) if style in _DOTTED else entry.depth
                 entry.depth = depth
                 return depth, f"numbering {n.number} -> depth {depth}"
-        if style == "decimal":
+        if style in _DOTTED:
             depth = self.stack[-1].depth + 1 if self.stack else n.parts
             self.stack.append(_Open(style, depth, depth - n.parts, size))
             return depth, f"numbering {n.number} -> depth {depth}"

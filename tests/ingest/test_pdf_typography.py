@@ -1,7 +1,7 @@
 """Typography alone (a PDF without an outline): where numbered and unnumbered headings share a
 font size, the font tells the levels apart (an office suite's default heading styles: 14 pt bold
-italic for the numbered second level, 14 pt bold for the unnumbered third). The test PDFs are
-drawn with reportlab."""
+italic for the numbered second level, 14 pt bold for the unnumbered third). Lettered numbering
+("C.1.1") nests by its parts. The test PDFs are drawn with reportlab."""
 import pytest
 
 from ham.ingest import ingest_corpus
@@ -88,3 +88,13 @@ def test_the_numbered_font_ranks_first_and_a_font_used_once_is_no_level():
     once = [("1. Setup", 14, "Sans-Bold"), ("Cables", 14, "Sans-Bold"), ("Note", 14, "Serif-Bold"),
             ("2. Use", 14, "Sans-Bold")]
     assert _levels(once) == [1, 1, 1, 1]
+
+
+def test_lettered_chapters_nest_by_their_parts_like_decimal_numbers():
+    # a Word manual numbered "A", "C.1", "C.1.1", "D.1.1.1" (no decimal sections before them)
+    heads = [("A Introduction", 18), ("B Installation", 18), ("C Browser", 18), ("C.1 Toolbar", 16),
+             ("C.1.1 Load Image File", 14), ("C.1.2 Open", 14), ("D Viewer", 18), ("D.1 Image Viewer", 16),
+             ("D.1.1 Toolbar", 14), ("D.1.1.1 Load Image File", 12), ("D.2 Print", 16)]
+    assert _levels(heads) == [1, 1, 1, 2, 3, 3, 1, 2, 3, 4, 2]
+    # nested below another numbering, letters still count their parts: IEEE "I." then "A."
+    assert _levels([("I. Method", 12), ("A. Data", 11), ("B. Model", 11), ("II. Results", 12)]) == [1, 2, 2, 1]
