@@ -20,7 +20,10 @@ its printed heading "clear_alarm(AlarmId) -> void()"). Columns:
 * ``furn→head`` / ``furn→text``: headings and leaves whose text is page furniture: a line of the
   header or footer band (top and bottom 8% of the page, read independently with PDFium's text
   page) that recurs on 3 pages or more once digits are masked, or that repeats a bookmark title;
-* ``glued``: glued tokens / text tokens, from the ingest report (``ham.ingest.pdf_glued``).
+* ``glued``: glued tokens / text tokens, from the ingest report (``ham.ingest.pdf_glued``);
+* ``spaced``: punctuation marks set off by a space that PDFium's text page does not set off
+  ("radio ," where PDFium reads "radio,": a space inserted where the PDF has no gap, typically at
+  a font change), per text token: for each (word, mark) pair, ham's count beyond PDFium's.
 
 One row per document and mode; the last rows are the means over documents. Output is a Markdown
 table (docs/pdf_trees.md holds the figures of the development set).
@@ -114,6 +117,31 @@ def furniture_strings(path: Path, titles: set[str]) -> dict[int, tuple[set[str],
             for n, page in lines.items()}
 
 
+def pdfium_texts(path: Path) -> list[str]:
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(str(path))
+    texts = []
+    for n in range(len(doc)):
+        page = doc[n]
+        text = page.get_textpage()
+        texts.append(text.get_text_range())
+        text.close()
+        page.close()
+    doc.close()
+    return texts
+
+
+def inserted_spaces(path: Path, doc) -> int:
+    """Punctuation marks ham's text sets off by a space beyond what PDFium's text page does."""
+    from ham.ingest.pdf_glued import spaced_punctuation
+
+    ours = spaced_punctuation([n.title for n in doc.root.walk() if n.kind in ("section", "subsection")] +
+                              [leaf.text or "" for leaf in doc.leaves()])
+    theirs = spaced_punctuation(pdfium_texts(path))
+    return sum(max(0, n - theirs[pair]) for pair, n in ours.items())
+
+
 def headings_of(doc) -> list[dict]:
     out = []
 
@@ -195,6 +223,7 @@ def score(path: Path, use_outline: bool) -> dict:
             "parent": parent_ok / len(matched) if matched else 0.0,
             "furn_head": furn_heads, "furn_text": furn_text,
             "glued": measures.get("glued tokens", 0) / tokens if tokens else 0.0,
+            "spaced": inserted_spaces(path, doc) / tokens if tokens else 0.0,
             "unaligned": measures.get("bookmarks not found on their page (placed at their destination)", 0)}
 
 
@@ -212,15 +241,6 @@ def _pdfminer(path: Path) -> list[str]:
     return [extract_text(str(path), laparams=LAParams())]
 
 
-def _pdfium(path: Path) -> list[str]:
-    import pypdfium2
-
-    doc = pypdfium2.PdfDocument(str(path))
-    texts = [doc[n].get_textpage().get_text_range() for n in range(len(doc))]
-    doc.close()
-    return texts
-
-
 EXTRACTIONS = {
     "pdfplumber x_tolerance=3 (its default; ham before issue 20)": lambda p: _plumber(p),
     "pdfplumber x_tolerance=1.5": lambda p: _plumber(p, x_tolerance=1.5),
@@ -228,7 +248,7 @@ EXTRACTIONS = {
     "pdfplumber x_tolerance_ratio=0.1": lambda p: _plumber(p, x_tolerance_ratio=0.1),
     "pdfplumber use_text_flow (x_tolerance=3)": lambda p: _plumber(p, use_text_flow=True),
     "pdfminer LAParams() (word_margin 0.1)": _pdfminer,
-    "PDFium text page (get_text_range)": _pdfium,
+    "PDFium text page (get_text_range)": pdfium_texts,
 }
 
 
@@ -261,8 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     modes = ["outline", "typography"] if args.mode == "both" else [args.mode]
     print("| document | mode | pages | bookmarks | headings | recall | depth | parent | furn→head | furn→text "
-          "| glued | unaligned |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| glued | spaced | unaligned |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for mode in modes:
         rows = [score(p, mode == "outline") for p in pdfs]
         for r in rows:
@@ -271,13 +291,13 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             print(f"| {r['doc']} | {mode} | {r['pages']} | {r['bookmarks']} | {r['headings']} | {r['recall']:.3f} "
                   f"| {r['depth']:.3f} | {r['parent']:.3f} | {r['furn_head']} | {r['furn_text']} "
-                  f"| {r['glued']:.2%} | {r['unaligned']} |", flush=True)
+                  f"| {r['glued']:.2%} | {r['spaced']:.2%} | {r['unaligned']} |", flush=True)
         ok = [r for r in rows if "error" not in r]
         if ok:
-            mean = {k: sum(r[k] for r in ok) / len(ok) for k in ("recall", "depth", "parent", "glued")}
+            mean = {k: sum(r[k] for r in ok) / len(ok) for k in ("recall", "depth", "parent", "glued", "spaced")}
             print(f"| **mean ({len(ok)})** | {mode} | | | | {mean['recall']:.3f} | {mean['depth']:.3f} "
                   f"| {mean['parent']:.3f} | {sum(r['furn_head'] for r in ok)} | {sum(r['furn_text'] for r in ok)} "
-                  f"| {mean['glued']:.2%} | {sum(r['unaligned'] for r in ok)} |")
+                  f"| {mean['glued']:.2%} | {mean['spaced']:.2%} | {sum(r['unaligned'] for r in ok)} |")
     return 0
 
 

@@ -59,7 +59,8 @@ class Block:
     not start with such a label).
 
     Evidence formats may add: ``page`` (0-based), ``index`` (the item's index in the source's own
-    list), ``font_size`` (points; a heading's typographic level), ``bbox`` (x0, y0, x1, y1 scaled
+    list), ``font_size`` (points; a heading's typographic level), ``font`` (the font a
+    heading is set in: a second typographic signal where sizes tie), ``bbox`` (x0, y0, x1, y1 scaled
     0-1000 on its page), ``furniture`` (the source marks it page header/footer/number: the
     kind, e.g. "page header"), ``number`` (a step's number in its list), ``rule`` (why a heading
     has its level; set by ``ham.ingest.levels``), ``footnote`` (a table's or image's notes).
@@ -77,6 +78,7 @@ class Block:
     meta: dict = field(default_factory=dict)   # source facts kept on the node (layout id, bbox, ...)
     index: int | None = None
     font_size: float | None = None
+    font: str = ""
     bbox: tuple | None = None
     furniture: str = ""
     number: int | None = None

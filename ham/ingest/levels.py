@@ -10,9 +10,12 @@ without styles) or none, levels are recovered, per heading, from the first evide
    Each numbering style nests below the styles already open ("Chapter 3" then "3.1"; IEEE's "I."
    then "A." then "1)"); a style seen before closes everything opened after it. Letters after a
    decimal top level are appendices ("A", "A.1" at the depth of "1", "1.1").
-2. typography, where the source gives it (font size from a PDF or MinerU's ``middle.json``): a
-   heading set in the same size as numbered headings takes their depth; without numbered headings,
-   the distinct sizes rank the depths (largest = 1).
+2. typography, where the source gives it (font size from a PDF or MinerU's ``middle.json``, the
+   font name from a PDF): headings fall into typographic classes, a size, split by font where
+   headings of one size are set in distinct fonts (``typographic_classes``: numbered headings'
+   fonts rank first, then by first appearance). A heading of the same class as numbered headings
+   takes their depth; one of a lower class sits as many classes below the nearest numbered class
+   above it; without numbered headings, the classes rank the depths (largest = 1).
 3. section vocabulary of papers and manuals ("Abstract", "Introduction", "Related Work", ...,
    "References"; "Safety", "Installation", "Operation", "Maintenance", "Troubleshooting", ...):
    such a heading is top level, unless its font size ranks below the largest heading size (a PDF's
@@ -199,20 +202,73 @@ def size_classes(sizes: list[float]) -> dict[float, float]:
     return out
 
 
+MIN_FONT_HEADINGS = 2
+
+
+def typographic_classes(sizes: list[float | None], fonts: list[str],
+                        numbered: list[bool]) -> list[tuple[float, str] | None]:
+    """Each heading's typographic class, (size class, font) or None where its size is unknown.
+    The font is "" unless headings of one size class are set in distinct fonts each used by
+    ``MIN_FONT_HEADINGS`` headings or more (a font used once at a size, a title-page line, is an
+    exception, not a level): then each such font is a class of its own, the rest join the size's
+    first class. Within a size, classes rank (``rank_classes``) fonts of numbered headings first
+    (documents number their upper levels and leave the deeper ones unnumbered, not the reverse),
+    then by first appearance (a level's first heading precedes the first heading below it)."""
+    classes = size_classes([s for s in sizes if s is not None])
+    heads = [classes.get(s) if s is not None else None for s in sizes]
+    fonts_at: dict[float, dict[str, list[int]]] = {}
+    for i, (size, font) in enumerate(zip(heads, fonts)):
+        if size is not None:
+            fonts_at.setdefault(size, {}).setdefault(font, []).append(i)
+    order: dict[float, list[str]] = {}
+    for size, by_font in fonts_at.items():
+        used = [f for f, at in by_font.items() if len(at) >= MIN_FONT_HEADINGS and f]
+        if len(used) > 1:
+            order[size] = sorted(used, key=lambda f: (not any(numbered[i] for i in by_font[f]), by_font[f][0]))
+    out: list[tuple[float, str] | None] = []
+    for size, font in zip(heads, fonts):
+        if size is None:
+            out.append(None)
+        elif size in order:
+            out.append((size, font if font in order[size] else order[size][0]))
+        else:
+            out.append((size, ""))
+    return out
+
+
+def rank_classes(classes: list[tuple[float, str] | None], numbered: list[bool]) -> list[tuple[float, str]]:
+    """The distinct classes, highest first: larger sizes first, then within a size the order of
+    ``typographic_classes``. Empty when there is only one (no typographic evidence)."""
+    first: dict[tuple[float, str], tuple[bool, int]] = {}
+    for i, c in enumerate(classes):
+        if c is not None:
+            seen = first.get(c, (True, i))
+            first[c] = (seen[0] and not numbered[i], seen[1])
+    ranked = sorted(first, key=lambda c: (-c[0], first[c]))
+    return ranked if len(ranked) > 1 else []
+
+
+def class_name(c: tuple[float, str]) -> str:
+    return f"{c[0]:g}pt ({c[1]})" if c[1] else f"{c[0]:g}pt"
+
+
+_DOTTED = ("decimal", "alpha")    # "1.2.1", "C.1.1": depth from the number of parts
+
+
 @dataclass
 class _Open:
     style: str
     depth: int      # depth of the last heading of this style
-    base: int = 0   # decimal only: depth - parts
+    base: int = 0   # dotted styles only: depth - parts
     size: float | None = None   # its font size class, where known
 
 
 class LevelResolver:
     """Assigns ``(level, rule)`` to each heading of one document, in order (rules: module docstring).
-    ``headings``: (title, font size or None) for every heading of the document, in order."""
+    ``headings``: (title, font size or None[, font name]) for every heading of the document, in order."""
 
-    def __init__(self, headings: list[tuple[str, float | None]]) -> None:
-        titles = [t for t, _ in headings]
+    def __init__(self, headings: list[tuple]) -> None:
+        titles = [h[0] for h in headings]
         self.numbered = [numbering_of(t) for t in titles]
         present = [n for n in self.numbered if n is not None]
         styles = [n.style for n in present]
@@ -220,13 +276,13 @@ class LevelResolver:
         self.decimal_top = bool(present) and present[0].style == "decimal" and present[0].parts == 1
         self.has_numbering = any(s in ("decimal", "roman", "chapter", "zh-chapter", "part") for s in styles) or \
             self.has_roman
-        known = [s for _, s in headings if s is not None]
-        self.classes = size_classes(known)
-        distinct = sorted(set(self.classes.values()), reverse=True)
-        self.ranked = distinct if len(distinct) > 1 else []
-        self.sizes = [self.classes.get(s) if s is not None else None for _, s in headings]
+        is_numbered = [n is not None for n in self.numbered]
+        self.types = typographic_classes([h[1] for h in headings], [h[2] if len(h) > 2 else "" for h in headings],
+                                         is_numbered)
+        self.ranked = rank_classes(self.types, is_numbered)
+        self.sizes = [c[0] if c is not None else None for c in self.types]
         self.stack: list[_Open] = []
-        self.size_depth: dict[float, int] = {}
+        self.class_depth: dict[tuple[float, str], int] = {}
         self.anchor = 0            # depth of the last heading placed by real evidence
         self.after_back_matter = False
         self._i = 0
@@ -253,10 +309,10 @@ class LevelResolver:
             if entry.style == style:
                 del self.stack[i + 1:]
                 floor = self.stack[i - 1].depth + 1 if i else 1
-                depth = max(floor, entry.base + n.parts) if style == "decimal" else entry.depth
+                depth = max(floor, entry.base + n.parts) if style in _DOTTED else entry.depth
                 entry.depth = depth
                 return depth, f"numbering {n.number} -> depth {depth}"
-        if style == "decimal":
+        if style in _DOTTED:
             depth = self.stack[-1].depth + 1 if self.stack else n.parts
             self.stack.append(_Open(style, depth, depth - n.parts, size))
             return depth, f"numbering {n.number} -> depth {depth}"
@@ -267,27 +323,32 @@ class LevelResolver:
     def next(self, title: str) -> tuple[int, str]:
         i = self._i
         self._i += 1
-        n, size = self.numbered[i], self.sizes[i]
+        n, size, face = self.numbered[i], self.sizes[i], self.types[i]
         vocab = vocabulary_of(title)
         key = _vocab_key(title)
         top_vocab = vocab is not None and (not self.has_numbering or key in STRONG_TOP)
-        if top_vocab and size is not None and self.ranked and self.ranked.index(size) > 0 and not self.size_depth:
+        rank = self.ranked.index(face) if face is not None and self.ranked else None
+        if top_vocab and rank is not None and rank > 0 and not self.class_depth:
             top_vocab = False   # set smaller than the largest headings: the size says it is not top level
+        above = [c for c in self.class_depth if rank is not None and self.ranked.index(c) < rank]
         if n is not None:
             depth, rule = self._numbered_depth(n, size)
-            if size is not None:
-                self.size_depth.setdefault(size, depth)
-        elif size is not None and size in self.size_depth:
-            depth = self.size_depth[size]
-            rule = f"font size {size:g}pt, as numbered headings of depth {depth}"
-        elif size is not None and self.ranked and any(s > size for s in self.size_depth):
-            ref = min(s for s in self.size_depth if s > size)
-            depth = self.size_depth[ref] + self.ranked.index(size) - self.ranked.index(ref)
-            rule = (f"font size {size:g}pt: {self.ranked.index(size) - self.ranked.index(ref)} size(s) below "
-                    f"the {ref:g}pt headings of depth {self.size_depth[ref]}")
-        elif size is not None and self.ranked and not self.size_depth and not top_vocab:
-            depth = self.ranked.index(size) + 1
-            rule = f"font size {size:g}pt: rank {depth} of {len(self.ranked)} heading sizes"
+            if face is not None:
+                self.class_depth.setdefault(face, depth)
+        elif face is not None and face in self.class_depth:
+            depth = self.class_depth[face]
+            rule = f"font size {class_name(face)}, as numbered headings of depth {depth}"
+        elif above:
+            ref = max(above, key=self.ranked.index)
+            steps = rank - self.ranked.index(ref)
+            depth = self.class_depth[ref] + steps
+            what = "font(s) or size(s)" if face[1] or ref[1] else "size(s)"
+            rule = (f"font size {class_name(face)}: {steps} {what} below the {class_name(ref)} headings "
+                    f"of depth {self.class_depth[ref]}")
+        elif rank is not None and not self.class_depth and not top_vocab:
+            depth = rank + 1
+            what = "heading fonts and sizes" if any(c[1] for c in self.ranked) else "heading sizes"
+            rule = f"font size {class_name(face)}: rank {depth} of {len(self.ranked)} {what}"
         elif top_vocab:
             depth, rule = 1, f"section vocabulary ({vocab}): top level"
             self.stack = []

@@ -12,15 +12,15 @@ they never take a bookmarked heading as a child), after the first bookmark, and 
 in "." or ":" (bold run-in labels). Without an outline
 (or with ``use_outline=False``), a line set clearly larger than the body text
 (``HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
-``ham.ingest.levels`` (numbering first, then the ranked sizes). Either way, never a heading: a
+``ham.ingest.levels`` (numbering first, then the ranked sizes and, where sizes tie, fonts). Either way, never a heading: a
 line with no letters (a bare number), a caption ("Figure 3"), monospaced text (program output
 printed large), a line of a table-of-contents page, furniture. A chapter opener ("CHAPTER" /
 "ONE" / "INSTALLATION", "Chapter 3" above its title, a big numeral) is one heading: the label
 joins the title ("Chapter 1 Installation"; with an outline, the bookmark's line alone).
 
 The ingest report counts, per PDF: furniture by kind, table-of-contents lines, the bookmarks and
-how many were found on their page, and the tokens and glued tokens of its text
-(``ham.ingest.pdf_glued``). Tables found by pdfplumber
+how many were found on their page, and the tokens, glued tokens and punctuation marks set off by a
+space ("radio ,") of its text (``ham.ingest.pdf_glued``). Tables found by pdfplumber
 (ruled tables) become table blocks with their rows and a rendered image of the table region;
 their words are not read twice. Embedded images become image blocks (the region rendered at
 ``DPI``, stored by ``ham.ingest.assets``); tiny ones (under ``MIN_IMAGE_PT`` points) are decoration.
@@ -48,7 +48,7 @@ from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.pdf_furniture import (heading_key, is_toc_page, mark_slots, mark_title_heads, opener_label,
                                        opener_title)
-from ham.ingest.pdf_glued import count_glued
+from ham.ingest.pdf_glued import count_glued, spaced_punctuation
 from ham.ingest.pdf_outline import Bookmark, align, read_outline, title_key
 from ham.ingest.pdf_text import Line, page_lines
 from ham.ingest.report import IngestReport
@@ -89,6 +89,7 @@ class Item:
     x1: float
     text: str = ""
     size: float | None = None
+    font: str = ""
     lines: list[Line] = field(default_factory=list)
     image_path: str | None = None
     caption: str = ""
@@ -175,7 +176,7 @@ class _Reader:
                 prev.lines.append(ln)
                 prev.bottom, prev.x1 = ln.bottom, max(prev.x1, ln.x1)
                 continue
-            items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, lines=[ln],
+            items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, font=ln.font, lines=[ln],
                               level=ln.level, rule=ln.rule))
         for item in items:
             item.text = " ".join(ln.text for ln in item.lines)
@@ -321,7 +322,7 @@ class _Reader:
                     texts.append(item.text)
                 if item.kind == "heading":
                     blocks.append(Block(kind="heading", text=item.text, level=item.level, rule=item.rule,
-                                        font_size=item.size, **common))
+                                        font_size=item.size, font=item.font, **common))
                 elif item.kind == "image":
                     if item.image_path:
                         blocks.append(Block(kind="image", image=item.image_path, image_path=item.image_path,
@@ -334,6 +335,7 @@ class _Reader:
         glued = count_glued(texts)
         self.report.measure(self.path, "text tokens", glued.tokens)
         self.report.measure(self.path, "glued tokens", glued.glued)
+        self.report.measure(self.path, "punctuation set off by a space", sum(spaced_punctuation(texts).values()))
         return blocks
 
 

@@ -11,6 +11,13 @@ English word, and splits into two or more frequent words (each at least two lett
 excepted), found by dynamic programming over the token. The count is an estimate: a rare compound
 identifier whose halves are frequent ("qdiscname") counts, a glued pair of rare words does not.
 Tokens are runs of letters, so "Why3isaplatform" is checked as "isaplatform".
+
+The opposite damage, a space inserted where the PDF has none, shows at font changes: a word in
+code font followed by a comma in the text font ("checkbox , radio ,"). ``spaced_punctuation``
+counts closing punctuation marks set off by a space from the word before them; dot leaders (". .
+.") and marks after another mark are left out. A typed space ("Index table : Most") counts too:
+``benchmarks/bench_pdf_tree.py`` compares the count with PDFium's text page, which spaces words by
+the gaps in the PDF, to tell the inserted ones apart.
 """
 from __future__ import annotations
 
@@ -22,6 +29,8 @@ from functools import lru_cache
 FREQUENT = 3
 MIN_LENGTH = 6
 _LETTERS = re.compile(r"[^\W\d_]+")
+_CLOSING = frozenset(",.;:!?)]}")
+_WORDISH = re.compile(r"[^\W_]")
 
 
 @lru_cache(maxsize=1)
@@ -88,3 +97,17 @@ def count_glued(texts, max_examples: int = 8) -> GluedCount:
     glued = sum(counts[w] for w in glued_words)
     examples = sorted(glued_words, key=lambda w: (-counts[w], w))[:max_examples]
     return GluedCount(len(tokens), glued, examples)
+
+
+def spaced_punctuation(texts) -> Counter:
+    """(word before, mark) -> how often a closing punctuation mark stands alone after a space
+    behind a word ("radio ," -> ("radio", ",")), over all of ``texts``."""
+    found: Counter = Counter()
+    for text in texts:
+        tokens = text.split()
+        for i in range(1, len(tokens)):
+            token, before = tokens[i], tokens[i - 1]
+            leader = i + 1 < len(tokens) and tokens[i + 1] == token
+            if len(token) == 1 and token in _CLOSING and _WORDISH.search(before) and not leader:
+                found[(before.lower(), token)] += 1
+    return found

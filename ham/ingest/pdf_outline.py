@@ -103,7 +103,7 @@ def _cut(line: Line, key: str) -> Line | None:
     for k in range(1, len(words)):
         if title_key(" ".join(words[:k])) == key:
             head = Line(" ".join(words[:k]), line.size, line.bold, line.x0, line.x1, line.top, line.bottom,
-                        len(" ".join(words[:k])), line.mono)
+                        len(" ".join(words[:k])), line.mono, font=line.font)
             line.text = " ".join(words[k:])
             line.chars = len(line.text)
             return head

@@ -12,6 +12,8 @@ on the same baseline has another top, and used to start a line of its own, split
 config" from "Command"), then a line is cut where a gap wider than ``COLUMN_GAP`` font sizes
 separates two words (a running head's left and right parts, a table of contents' page number, two
 columns). Section numbers typeset with spaced dots ("1 . 2 . 1") are closed up ("1.2.1").
+pdfplumber starts a new word at every font or size change; words that touch on one baseline are
+joined without a space (``joined``: "checkbox," in code font and text font, not "checkbox ,").
 """
 from __future__ import annotations
 
@@ -23,8 +25,11 @@ WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text
                  "extra_attrs": ["size", "fontname"]}
 COLUMN_GAP = 2.5
 OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
+BASELINE = 0.2     # baselines this far apart (of the smaller size) are one: a superscript sits 0.3 or more above
+SMALLER = 0.8      # a word this much smaller than its line, with its bottom off the line's, is raised or lowered
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _MONO = re.compile(r"mono|courier|consol|cmtt|lmtt|typewriter|inconsolata|menlo|sfmono|code", re.I)
+_SUBSET = re.compile(r"^[A-Z]{6}\+")     # "DAAAAA+Arial-BoldMT": a subset's tag, not the font
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
 
@@ -39,6 +44,7 @@ class Line:
     bottom: float
     chars: int
     mono: bool = False
+    font: str = ""          # the font most of its letters are set in, subset prefix removed
     # set by later passes: a furniture kind, or the outline level and rule of a heading
     furniture: str = ""
     level: int = 0
@@ -46,18 +52,51 @@ class Line:
     role: str = ""          # "heading" (aligned to a bookmark or typographic), "caption", "text"
 
 
+def _off_line(word: dict, main: dict) -> bool:
+    """Whether ``word`` is raised or lowered off the baseline of ``main``. Baselines come from the text matrix (the bottom depends on the font's descent: a word
+    in a mono font ends 2.8pt above the "." after it); a smaller word whose bottom is off too was
+    raised by a text rise (PDF ``Ts``), which the matrix does not show."""
+    size = min(word["size"], main["size"])
+    if word.get("baseline") is not None and main.get("baseline") is not None and \
+            abs(word["baseline"] - main["baseline"]) > BASELINE * size:
+        return True
+    return word["size"] < SMALLER * main["size"] and abs(word["bottom"] - main["bottom"]) > BASELINE * main["size"]
+
+
+def joined(words: list[dict]) -> str:
+    """Words of one line, left to right, as text. pdfplumber starts a new word at every change of
+    font or size (``extra_attrs``), gap or no gap: a word closer to the one before it than the
+    word-space tolerance of ``WORD_SETTINGS`` continues it ("checkbox" in code font and the ","
+    after it: "checkbox,", not "checkbox ,"), unless it is raised or lowered off the line's
+    baseline (a footnote mark keeps its space: "Miniforge 6,"), follows a full-size word off that
+    baseline (words of two rows that one line took in) or overlaps the word before it by more
+    than that tolerance (text printed twice)."""
+    main = max(words, key=lambda w: len(w["text"]))
+    text = words[0]["text"]
+    for prev, word in zip(words, words[1:]):
+        tolerance = WORD_SETTINGS["x_tolerance_ratio"] * prev["size"]
+        touching = -tolerance <= word["x0"] - prev["x1"] <= tolerance
+        after_mark = prev["size"] < SMALLER * main["size"]    # back on the line after a footnote mark
+        continues = not _off_line(word, main) and (after_mark or not _off_line(prev, main))
+        text += ("" if touching and continues else " ") + word["text"]
+    return text
+
+
 def _line_of(words: list[dict]) -> Line:
     words = sorted(words, key=lambda w: w["x0"])
-    text = _SPACED_DOTS.sub(".", " ".join(w["text"] for w in words))
+    text = _SPACED_DOTS.sub(".", joined(words))
     sizes = [w["size"] for w in words]
     fonts = [w.get("fontname", "") for w in words]
     letters = [len(w["text"]) for w in words]
     total = sum(letters) or 1
     bold = sum(n for n, f in zip(letters, fonts) if _BOLD.search(f)) > total / 2
     mono = sum(n for n, f in zip(letters, fonts) if _MONO.search(f)) > total / 2
+    by_font: dict[str, int] = {}
+    for n, f in zip(letters, fonts):
+        by_font[_SUBSET.sub("", f)] = by_font.get(_SUBSET.sub("", f), 0) + n
     return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
-                len(text), mono)
+                len(text), mono, font=max(by_font, key=by_font.get))
 
 
 def group_lines(words: list[dict]) -> list[Line]:
@@ -105,5 +144,11 @@ def columns(lines: list[Line], width: float) -> list[Line]:
 
 def page_lines(page, inside_tables) -> list[Line]:
     """The lines of a pdfplumber page, words inside a found table left out (read with the table)."""
-    words = [w for w in page.extract_words(**WORD_SETTINGS) if not inside_tables(w)]
+    words = []
+    for w in page.extract_words(**WORD_SETTINGS, return_chars=True):
+        first = w.pop("chars")[0]
+        if first.get("upright") and first.get("matrix"):
+            w["baseline"] = first["matrix"][5]
+        if not inside_tables(w):
+            words.append(w)
     return columns(group_lines(words), float(page.width))

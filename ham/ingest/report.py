@@ -29,8 +29,8 @@ class IngestReport:
     """Problems (input that could not be used, each logged), exclusions: content left out on
     purpose (page headers and footers by kind, page numbers, front matter, a parser's discarded
     blocks, inline icons kept as text), counted by kind, per file; and measures: counts a format
-    takes of what it read (a PDF's bookmarks and how many were aligned, its text tokens and glued
-    tokens), per file."""
+    takes of what it read (a PDF's bookmarks and how many were aligned, its text tokens, glued
+    tokens and punctuation set off by a space), per file."""
 
     root: Path
     problems: list[Problem] = field(default_factory=list)
@@ -81,7 +81,9 @@ class IngestReport:
             lines.append("measured: " + ", ".join(f"{n} {what}" for what, n in sorted(measured.items())))
             if measured.get("text tokens"):
                 lines.append(f"glued tokens: {measured['glued tokens'] / measured['text tokens']:.2%} of "
-                             f"{measured['text tokens']} (per file: excluded_by_file / measures_by_file)")
+                             f"{measured['text tokens']}, punctuation set off by a space: "
+                             f"{measured['punctuation set off by a space'] / measured['text tokens']:.2%} "
+                             "(per file: excluded_by_file / measures_by_file)")
         if self.ignored_files:
             shown = ", ".join(self.ignored_files[:20]) + (f", … ({len(self.ignored_files) - 20} more)"
                                                          if len(self.ignored_files) > 20 else "")

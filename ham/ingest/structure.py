@@ -286,7 +286,7 @@ def resolve_levels(blocks: list[Block], authored: bool = True) -> list[Block]:
     heads = [b for b in blocks if b.kind == "heading" and not is_step_title(b.text)]
     if levels_informative([b.level for b in heads], [b.text for b in heads], authored):
         return blocks
-    resolver = LevelResolver([(b.text, b.font_size) for b in heads])
+    resolver = LevelResolver([(b.text, b.font_size, b.font) for b in heads])
     out = []
     for b in blocks:
         if b.kind == "heading" and not is_step_title(b.text):
