@@ -134,9 +134,9 @@ def unit_ranks(text_rows: list[dict], image_rows: list[dict]) -> dict[str, int]:
     ranks: dict[str, int] = {}
     for rows in (text_rows, image_rows):
         for pos, row in enumerate(rows, 1):
-            uid = row.get("unit_id")
-            if uid is not None and (uid not in ranks or pos < ranks[uid]):
-                ranks[uid] = pos
+            for uid in [row.get("unit_id"), *row.get("members", ())]:   # an assembled passage: each member
+                if uid is not None and (uid not in ranks or pos < ranks[uid]):
+                    ranks[uid] = pos
     return ranks
 
 
