@@ -251,6 +251,7 @@ class TreeAssembly:
     merge_ratio: float = field(default=0.5, metadata={"min": 0.0, "max": 1.0})   # share of a section's text -> whole section
     parent_chars: int = _min(600, 0)          # a parent's own text up to this length follows a child
     parents_from: int = _min(3, 0)            # the first N section passages bring their parent's
+    parent_depth: int = _min(2, 0)            # ... and enclosing sections up to this many levels up
     image_weight: float = field(default=0.2, metadata={"min": 0.0, "max": 1.0})  # context share of an image's score
 
 

@@ -12,11 +12,12 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    passage is the whole section (its siblings merged), else those units. Members read in document
    order; the passage carries the section's heading path once. A later candidate of a section that
    already has a passage joins that passage.
-2. Parent passages. For the first ``parents_from`` section passages, the nearest ancestor section
-   with text of its own (an introduction, options shared by a family of tools, prerequisites) is
-   included right after the child, once: all of that own text when it is at most ``parent_chars``
-   long, else its best-scoring own units up to that length. Such a passage is wanted because of
-   where the child sits, not because it looks like the question.
+2. Parent passages. For the first ``parents_from`` section passages, the enclosing sections with
+   text of their own (an introduction, options shared by a family of tools, how to open the dialog,
+   prerequisites), up to ``parent_depth`` levels up, nearest first, are included right after the
+   child, each once and together at most ``parent_chars`` long: an ancestor's whole own text when
+   it fits, else its best-scoring own units that fit. Such a passage is wanted because of where the
+   child sits, not because it looks like the question.
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
    best units that fit) or skipped, and the walk goes on while anything can still fit; at most
    ``k_t`` passages. The first unit is always given, cut to the budget if it alone is longer.
@@ -74,29 +75,26 @@ class Passage:
     members: list[str] = field(default_factory=list)
 
 
-def ancestor_with_text(smap: SectionMap, section: str, depth: int = 2) -> str | None:
-    """The nearest enclosing section (at most ``depth`` levels up) that has units of its own."""
-    return next((a for a in smap.ancestors_of.get(section, [])[:depth] if smap.rows_of.get(a)), None)
-
-
 class TreeAssembly:
     """The passages and images of one query under a budget (module docstring)."""
 
     def __init__(self, relevant: float = 0.5, merge_ratio: float = 0.5, parent_chars: int = 600,
-                 parents_from: int = 3, image_weight: float = 0.2) -> None:
+                 parents_from: int = 3, parent_depth: int = 2, image_weight: float = 0.2) -> None:
         if not 0.0 <= relevant <= 1.0 or not 0.0 < merge_ratio <= 1.0 or not 0.0 <= image_weight <= 1.0:
             raise ValueError("retrieval.assembly: relevant and image_weight must lie in [0, 1], merge_ratio in (0, 1]")
-        if parent_chars < 0 or parents_from < 0:
-            raise ValueError("retrieval.assembly: parent_chars and parents_from must be >= 0")
+        if parent_chars < 0 or parents_from < 0 or parent_depth < 0:
+            raise ValueError("retrieval.assembly: parent_chars, parents_from and parent_depth must be >= 0")
         self.relevant, self.merge_ratio = relevant, merge_ratio
-        self.parent_chars, self.parents_from, self.image_weight = parent_chars, parents_from, image_weight
+        self.parent_chars, self.parents_from, self.parent_depth = parent_chars, parents_from, parent_depth
+        self.image_weight = image_weight
 
     def passages(self, scored: list[Scored], own_units: Callable[[str], list[str]], section_of: Callable[[str], str],
-                 parent_of: Callable[[str], str | None], size: Callable[[list[str]], int], budget: int, k: int,
+                 ancestors_of: Callable[[str], list[str]], size: Callable[[list[str]], int], budget: int, k: int,
                  rescore: Callable[[str], list[str]]) -> list[Passage]:
         """Passages from the ranked candidates ``scored`` (steps 1-3 of the module docstring).
         ``own_units(section)``: the section's own unit ids in document order; ``size(ids)``: their
-        length joined; ``rescore(section)``: its own unit ids, best first for this query."""
+        length joined; ``rescore(section)``: its own unit ids, best first for this query;
+        ``ancestors_of(section)``: the enclosing sections, nearest first."""
         if not scored or budget <= 0 or k <= 0:
             return []
         f = dict(zip((s.unit_id for s in scored), _minmax(np.array([s.score for s in scored])).tolist()))
@@ -129,15 +127,18 @@ class TreeAssembly:
             by_section[sec] = passage
             used += min(size(passage.members), room)
             if parents_left > 0 and len(out) < k:
-                parent = parent_of(sec)
-                if parent is not None and parent not in by_section:
-                    parents_left -= 1
-                    ids = self.parent_units(parent, own_units, rescore, size, min(self.parent_chars, budget - used))
+                parents_left -= 1
+                cap = min(self.parent_chars, budget - used)
+                for parent in ancestors_of(sec)[: self.parent_depth]:
+                    if parent in by_section or len(out) >= k:
+                        continue
+                    ids = self.parent_units(parent, own_units, rescore, size, cap)
                     if ids:
                         p = Passage(parent, "parent", f[s.unit_id], ids)
                         out.append(p)
                         by_section[parent] = p
                         used += size(ids)
+                        cap -= size(ids)
         return out
 
     def options(self, sec, first, f, candidates, own_units, size) -> list[tuple[str, list[str]]]:
@@ -237,10 +238,8 @@ class BudgetedText:
         def section_of(uid: str) -> str:
             return tmap.section_of[text_index.row_of[uid]]
 
-        def parent_of(section: str) -> str | None:
-            return ancestor_with_text(tmap, section)
-
-        passages = self.assembly.passages(scored, own_units, section_of, parent_of, size, self.budget, k_t, rescore)
+        passages = self.assembly.passages(scored, own_units, section_of, lambda sec: tmap.ancestors_of.get(sec, []),
+                                          size, self.budget, k_t, rescore)
         text = []
         for i, p in enumerate(passages):
             unit = passage_unit(p, units)

@@ -210,3 +210,33 @@ def test_the_budget_settings_change_what_is_retrieved():
     assert [h.unit.unit_id for h in tokens.retrieve("q").text] == ["m:7"], "12 words: one brush option"
     with pytest.raises(ValueError, match="does not combine"):
         _retriever(budget=100, k_tab=1)
+
+
+def test_enclosing_sections_up_to_parent_depth_come_nearest_first_within_parent_chars():
+    b = TreeBuilder("g", "Guide", "g.md", "markdown")
+    b.add(Block("heading", "1. Plotting", level=1))
+    b.add(Block("text", "Open the Plot dialog from the File menu."))                      # g:2, grandparent
+    b.add(Block("heading", "1.1. Formats", level=2))
+    b.add(Block("text", "Every format shares the layer list."))                           # g:4, parent
+    b.add(Block("heading", "1.1.1. SVG", level=3))
+    b.add(Block("text", "SVG has no unit system: export in the units you import with."))  # g:6
+    units = {u.unit_id: u for u in build_units(b.finish())}
+
+    class Index(FixedIndex):
+        def __init__(self, scores):
+            self.unit_ids = list(units)
+            self.row_of = {u: i for i, u in enumerate(self.unit_ids)}
+            self.scores, self.pool, self.searches = scores, set(scores), []
+
+    index = Index({"g:6": 1.0})
+    tmap = SectionMap.of(index, units)
+
+    def passages(**kw):
+        text, _ = BudgetedText(2000, TextLength("chars"), TreeAssembly(**kw)).retrieve(
+            None, index, None, tmap, None, units, None, 100, 15, 0)
+        return [u.extra["members"] for u, _ in text]
+
+    assert passages() == [["g:6"], ["g:4"], ["g:2"]], "the child, then its parent's and grandparent's own text"
+    assert passages(parent_depth=1) == [["g:6"], ["g:4"]]
+    assert passages(parent_chars=40) == [["g:6"], ["g:4"]], "the grandparent's 40 characters no longer fit"
+    assert passages(parents_from=0) == [["g:6"]]
