@@ -252,7 +252,8 @@ class TreeAssembly:
     parent_chars: int = _min(600, 0)          # a parent's own text up to this length follows a child
     parents_from: int = _min(3, 0)            # the first N section passages bring their parent's
     parent_depth: int = _min(2, 0)            # ... and enclosing sections up to this many levels up
-    image_weight: float = field(default=0.2, metadata={"min": 0.0, "max": 1.0})  # context share of an image's score
+    image_weight: float = field(default=0.3, metadata={"min": 0.0, "max": 1.0})  # context share of an image's score
+    last: str = _choices("cut", "cut", "skip")   # a passage that no longer fits: cut to the room left, or skip it
 
 
 @dataclass

@@ -19,8 +19,9 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    it fits, else its best-scoring own units that fit. Such a passage is wanted because of where the
    child sits, not because it looks like the question.
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
-   best units that fit) or skipped, and the walk goes on while anything can still fit; at most
-   ``k_t`` passages. The first unit is always given, cut to the budget if it alone is longer.
+   best units that fit); when none of those fits, its best unit is cut to the room left and the
+   context is full (``last: cut``), or it is skipped and the walk goes on with smaller units
+   (``last: skip``). At most ``k_t`` passages; passages are separated by a newline, counted.
 
 Images follow the same rule: an image whose section is a passage's section, or that section's
 parent, is added to the image candidates and scored; its ranking score is ``(1 - image_weight) f +
@@ -79,7 +80,10 @@ class TreeAssembly:
     """The passages and images of one query under a budget (module docstring)."""
 
     def __init__(self, relevant: float = 0.5, merge_ratio: float = 0.5, parent_chars: int = 600,
-                 parents_from: int = 3, parent_depth: int = 2, image_weight: float = 0.2) -> None:
+                 parents_from: int = 3, parent_depth: int = 2, image_weight: float = 0.3, last: str = "cut") -> None:
+        if last not in ("cut", "skip"):
+            raise ValueError(f"retrieval.assembly.last must be 'cut' or 'skip', not {last!r}")
+        self.last = last
         if not 0.0 <= relevant <= 1.0 or not 0.0 < merge_ratio <= 1.0 or not 0.0 <= image_weight <= 1.0:
             raise ValueError("retrieval.assembly: relevant and image_weight must lie in [0, 1], merge_ratio in (0, 1]")
         if parent_chars < 0 or parents_from < 0 or parent_depth < 0:
@@ -90,11 +94,12 @@ class TreeAssembly:
 
     def passages(self, scored: list[Scored], own_units: Callable[[str], list[str]], section_of: Callable[[str], str],
                  ancestors_of: Callable[[str], list[str]], size: Callable[[list[str]], int], budget: int, k: int,
-                 rescore: Callable[[str], list[str]]) -> list[Passage]:
+                 rescore: Callable[[str], list[str]], gap: int = 1) -> list[Passage]:
         """Passages from the ranked candidates ``scored`` (steps 1-3 of the module docstring).
         ``own_units(section)``: the section's own unit ids in document order; ``size(ids)``: their
         length joined; ``rescore(section)``: its own unit ids, best first for this query;
-        ``ancestors_of(section)``: the enclosing sections, nearest first."""
+        ``ancestors_of(section)``: the enclosing sections, nearest first; ``gap``: the length of the
+        separator between passages."""
         if not scored or budget <= 0 or k <= 0:
             return []
         f = dict(zip((s.unit_id for s in scored), _minmax(np.array([s.score for s in scored])).tolist()))
@@ -105,6 +110,8 @@ class TreeAssembly:
         by_section: dict[str, Passage] = {}
         parents_left, used = self.parents_from, 0
         for s in scored:
+            if used >= budget:
+                break
             sec = section_of(s.unit_id)
             if sec in by_section:
                 members = by_section[sec].members
@@ -115,29 +122,29 @@ class TreeAssembly:
                 continue
             if len(out) >= k:
                 continue
-            room = budget - used
+            room = budget - used - (gap if out else 0)
             chosen = next(((role, ids) for role, ids in self.options(sec, s.unit_id, f, candidates, own_units, size)
                            if size(ids) <= room), None)
             if chosen is None:
-                if out:
+                if out and (self.last == "skip" or room <= 0):
                     continue
-                chosen = ("units", [s.unit_id])   # the first unit always, cut to the budget by the caller
+                chosen = ("units", [s.unit_id])   # cut to the room left by the caller: the context is full
             passage = Passage(sec, chosen[0], f[s.unit_id], list(chosen[1]))
             out.append(passage)
             by_section[sec] = passage
-            used += min(size(passage.members), room)
+            used += (gap if len(out) > 1 else 0) + min(size(passage.members), room)
             if parents_left > 0 and len(out) < k:
                 parents_left -= 1
                 cap = min(self.parent_chars, budget - used)
                 for parent in ancestors_of(sec)[: self.parent_depth]:
                     if parent in by_section or len(out) >= k:
                         continue
-                    ids = self.parent_units(parent, own_units, rescore, size, cap)
+                    ids = self.parent_units(parent, own_units, rescore, size, min(cap, budget - used - gap))
                     if ids:
                         p = Passage(parent, "parent", f[s.unit_id], ids)
                         out.append(p)
                         by_section[parent] = p
-                        used += size(ids)
+                        used += gap + size(ids)
                         cap -= size(ids)
         return out
 
@@ -238,13 +245,16 @@ class BudgetedText:
         def section_of(uid: str) -> str:
             return tmap.section_of[text_index.row_of[uid]]
 
+        gap = self.length("\n")
         passages = self.assembly.passages(scored, own_units, section_of, lambda sec: tmap.ancestors_of.get(sec, []),
-                                          size, self.budget, k_t, rescore)
-        text = []
+                                          size, self.budget, k_t, rescore, gap)
+        text, left = [], self.budget
         for i, p in enumerate(passages):
+            left -= gap if i else 0
             unit = passage_unit(p, units)
-            if i == 0 and self.length(unit.content) > self.budget:
-                unit = passage_unit(p, units, text=self.length.cut(unit.content, self.budget))
+            if self.length(unit.content) > left:   # the first or the last passage: cut to what is left
+                unit = passage_unit(p, units, text=self.length.cut(unit.content, max(left, 0)))
+            left -= self.length(unit.content)
             text.append((unit, p.score))
         if image_index is None or imap is None or k_v <= 0 or len(image_index) == 0:
             return text, []

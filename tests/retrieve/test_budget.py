@@ -200,7 +200,11 @@ def test_the_budget_settings_change_what_is_retrieved():
     plain = text_of()
     assert plain == ["m:7", "m:5", "m:6"], "no budget: the k_t best units"
     assert text_of(budget=2000) == ["m:5+3", "m:2", "m:11"]
-    assert text_of(budget=100) == ["m:7", "m:14"], "the parent (58 characters) no longer fits; Files does"
+    assert text_of(budget=100, assembly=TreeAssembly(last="skip")) == ["m:7", "m:14"], \
+        "the parent (58 characters) no longer fits, nor the pencil's 28; Files' 11 do"
+    cut = _retriever(budget=100).retrieve("q").text
+    assert [h.unit.unit_id for h in cut] == ["m:7", "m:11"] and len(cut[1].unit.content) == 100 - 75 - 1, \
+        "last=cut: the pencil unit is cut to the room left and the context is full"
     assert text_of(budget=2000, assembly=TreeAssembly(merge_ratio=1.0)) == ["m:5+2", "m:2", "m:11"]
     assert text_of(budget=2000, assembly=TreeAssembly(parents_from=0)) == ["m:5+3", "m:11", "m:14"]
     with pytest.raises(ValueError, match="no token counter"):
