@@ -35,11 +35,12 @@ from ham_analysis.stats import paired  # noqa: E402
 
 BUDGETS = (1000, 2000, 4000, 8000, 16000)
 FLAT = ["text_repr=st", "image_repr=li"]
-UNITS = {"blocks": ["units=blocks"], "merged": ["units=merged"], "sections": ["units=sections"]}
-ASSEMBLY_UNITS = ["units=blocks"]       # the small units the budgeted assembly scores
+UNITS = {name: [f"units={name}", "retrieval=hybrid"] for name in ("blocks", "merged", "sections")}
+ASSEMBLY_UNITS = ["units=blocks", "retrieval=budget"]   # the small units the budgeted assembly scores
 DEPTH = 200                             # ranked units kept for the unit options (16k characters of blocks)
 OUT = Path("outputs/bench/retrieval_budget")
 FIGURE = Path("docs/retrieval_budget.png")
+MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15"}
 
 
 def within(texts: list[str], budget: int) -> list[str]:
@@ -162,7 +163,7 @@ def plot(results: dict, path: Path) -> None:
             ax.plot(BUDGETS, ys, marker="o", label=name.replace("ham_", "").replace("budget", "budgeted assembly"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(BUDGETS, [f"{c // 1000}k" for c in BUDGETS])
-        ax.set_title(f"{manual} ({sum(1 for r in first.values() if r['manual'] == manual)} questions)")
+        ax.set_title(f"{MANUALS.get(manual, manual)} ({sum(1 for r in first.values() if r['manual'] == manual)} questions)")
         ax.set_xlabel("characters of retrieved text")
         ax.grid(alpha=0.3)
     (axes[0] if len(manuals) > 1 else axes).set_ylabel("text recall")

@@ -28,7 +28,8 @@ parent, is added to the image candidates and scored; its ranking score is ``(1 -
 image_weight c``, with ``c`` the scaled score of the passage that brings it (half of it for a
 parent's), so it wins a slot only when it also matches the query.
 
-A passage of several units is a new ``EvidenceUnit`` whose id is its first member's plus
+Tables are never merged with running text (as in ``ham.granularity``): a table is a passage of its
+own and keeps its kind, label and image. A passage of several units is a new ``EvidenceUnit`` whose id is its first member's plus
 ``+<n-1>``; ``extra["members"]`` names the units it holds (metrics and the prompt's image
 relations see every member), ``extra["role"]`` says ``section``, ``units`` or ``parent``.
 """
@@ -42,6 +43,9 @@ import numpy as np
 from ham.index.hybrid import HybridIndex, Scored, _minmax
 from ham.retrieve.sections import SectionMap
 from ham.units import EvidenceUnit
+
+TABLE_KEY = "|table:"
+
 
 class TextLength:
     """How retrieved text is measured against the budget: characters, or the generator's tokens."""
@@ -233,21 +237,29 @@ class BudgetedText:
                     lengths[uid] = self.length(units[uid].content)
             return sum(lengths[uid] for uid in ids) + self.length("\n") * max(len(ids) - 1, 0)
 
-        def own_units(section: str) -> list[str]:
-            return [text_index.unit_ids[r] for r in sorted(tmap.rows_of.get(section, []),
-                                                           key=lambda r: units[text_index.unit_ids[r]].order)]
-
-        def rescore(section: str) -> list[str]:
-            own = set(own_units(section))
-            return [s.unit_id for s in text_index.search(query, None, fusion, pool, extra=tmap.rows_of[section])
-                    if s.unit_id in own]
-
+        # a table is never merged with running text (as in ``ham.granularity``): it is a passage of its
+        # own, keyed by its section and its id, so it keeps its kind, label and image
         def section_of(uid: str) -> str:
-            return tmap.section_of[text_index.row_of[uid]]
+            sec = tmap.section_of[text_index.row_of[uid]]
+            return f"{sec}{TABLE_KEY}{uid}" if units[uid].kind == "table" else sec
+
+        def own_units(key: str) -> list[str]:
+            if TABLE_KEY in key:
+                return [key.split(TABLE_KEY, 1)[1]]
+            ids = [text_index.unit_ids[r] for r in tmap.rows_of.get(key, [])]
+            return sorted((u for u in ids if units[u].kind != "table"), key=lambda u: units[u].order)
+
+        def rescore(key: str) -> list[str]:
+            own = set(own_units(key))
+            rows = [text_index.row_of[u] for u in own]
+            return [s.unit_id for s in text_index.search(query, None, fusion, pool, extra=rows) if s.unit_id in own]
+
+        def ancestors_of(key: str) -> list[str]:
+            return tmap.ancestors_of.get(key.split(TABLE_KEY, 1)[0], [])
 
         gap = self.length("\n")
-        passages = self.assembly.passages(scored, own_units, section_of, lambda sec: tmap.ancestors_of.get(sec, []),
-                                          size, self.budget, k_t, rescore, gap)
+        passages = self.assembly.passages(scored, own_units, section_of, ancestors_of, size, self.budget, k_t,
+                                          rescore, gap)
         text, left = [], self.budget
         for i, p in enumerate(passages):
             left -= gap if i else 0
@@ -258,6 +270,7 @@ class BudgetedText:
             text.append((unit, p.score))
         if image_index is None or imap is None or k_v <= 0 or len(image_index) == 0:
             return text, []
+        passages = [replace(p, section=p.section.split(TABLE_KEY, 1)[0]) for p in passages]
         context = self.assembly.image_context(passages, lambda s: tmap.parent_of.get(s))
         extra = [r for sec in context for r in imap.rows_of.get(sec, [])]
         images = image_index.search(query, None, fusion, pool, extra=extra)

@@ -244,3 +244,24 @@ def test_enclosing_sections_up_to_parent_depth_come_nearest_first_within_parent_
     assert passages(parent_depth=1) == [["g:6"], ["g:4"]]
     assert passages(parent_chars=40) == [["g:6"], ["g:4"]], "the grandparent's 40 characters no longer fit"
     assert passages(parents_from=0) == [["g:6"]]
+
+
+def test_a_table_is_never_merged_with_running_text_and_keeps_its_kind():
+    b = TreeBuilder("t", "Tables", "t.md", "markdown")
+    b.add(Block("heading", "1. Limits", level=1))
+    b.add(Block("text", "The limits depend on the board class."))      # t:2
+    b.add(Block("table", "Class | Width\n1 | 0.8 mm\n2 | 0.5 mm"))    # t:3
+    b.add(Block("text", "Ask the manufacturer for the class."))         # t:4
+    units = {u.unit_id: u for u in build_units(b.finish())}
+
+    class Index(FixedIndex):
+        def __init__(self, scores):
+            self.unit_ids = list(units)
+            self.row_of = {u: i for i, u in enumerate(self.unit_ids)}
+            self.scores, self.pool, self.searches = scores, set(scores), []
+
+    index = Index({"t:2": 1.0, "t:3": 0.9, "t:4": 0.8})
+    text, _ = BudgetedText(2000, TextLength("chars"), TreeAssembly()).retrieve(
+        None, index, None, SectionMap.of(index, units), None, units, None, 100, 15, 0)
+    assert [u.extra["members"] for u, _ in text] == [["t:2", "t:4"], ["t:3"]]
+    assert Hit(text[1][0], 0.9, 2).to_row()["modality"] == "table"

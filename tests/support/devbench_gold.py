@@ -7,14 +7,15 @@ collapsing whitespace and lower-casing (``ham.text.normalise_ws``), of one text 
 the manual's ingest, on one of the question's ``gold_pages``. Merging blocks keeps a passage
 findable; splitting one (an icon, a heading or a step boundary in the middle) loses it.
 
-``check_patterns`` checks what the kinds claim, on the same ingest: every ``gold_images`` entry
-is an image leaf on a gold page; a ``parent_general`` question has a passage in a section and
+``check_patterns`` checks what the kinds claim, on the same ingest: the images the reference
+answer shows are exactly ``gold_images``, and each is an image leaf on a gold page; a ``parent_general`` question has a passage in a section and
 another in one of that section's ancestors (its parent's or a grandparent's own text); a
 ``tutorial`` question's passages lie in at least two different sections or procedure steps.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -81,6 +82,10 @@ def check_patterns(manual: str, rows: list[dict], devbench: Path = DEVBENCH) -> 
         if row.get("manual") != manual:
             continue
         pages = row.get("gold_pages") or list(texts)
+        shown = set(re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", row.get("reference_answer") or ""))
+        if shown != set(row.get("gold_images") or []):
+            problems.append((row["id"], f"the reference answer shows {sorted(shown)}, gold_images are "
+                                        f"{sorted(row.get('gold_images') or [])}"))
         for image in row.get("gold_images") or []:
             if not any(image in images.get(page, ()) for page in pages):
                 problems.append((row["id"], f"gold image {image} is no image leaf on its gold pages"))
