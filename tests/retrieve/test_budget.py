@@ -57,6 +57,15 @@ class FixedIndex:
         return [Scored(u, self.scores.get(u, 0.0), 0.0, 0.0) for u in ranked][:k]
 
 
+class TreeIndex(FixedIndex):
+    """A fixed-score text index over another hand-built tree's units (every unit found)."""
+
+    def __init__(self, units, scores):
+        self.unit_ids = list(units)
+        self.row_of = {u: i for i, u in enumerate(self.unit_ids)}
+        self.scores, self.pool, self.searches = scores, set(scores), []
+
+
 def run(text_scores, budget, image_scores=None, pool=None, k_t=15, k_v=3, **assembly):
     text = FixedIndex("text", text_scores, pool)
     images = FixedIndex("image", image_scores or {"m:3": 0.5, "m:9": 0.5, "m:15": 0.5})
@@ -226,13 +235,7 @@ def test_enclosing_sections_up_to_parent_depth_come_nearest_first_within_parent_
     b.add(Block("text", "SVG has no unit system: export in the units you import with."))  # g:6
     units = {u.unit_id: u for u in build_units(b.finish())}
 
-    class Index(FixedIndex):
-        def __init__(self, scores):
-            self.unit_ids = list(units)
-            self.row_of = {u: i for i, u in enumerate(self.unit_ids)}
-            self.scores, self.pool, self.searches = scores, set(scores), []
-
-    index = Index({"g:6": 1.0})
+    index = TreeIndex(units, {"g:6": 1.0})
     tmap = SectionMap.of(index, units)
 
     def passages(**kw):
@@ -254,13 +257,7 @@ def test_a_table_is_never_merged_with_running_text_and_keeps_its_kind():
     b.add(Block("text", "Ask the manufacturer for the class."))         # t:4
     units = {u.unit_id: u for u in build_units(b.finish())}
 
-    class Index(FixedIndex):
-        def __init__(self, scores):
-            self.unit_ids = list(units)
-            self.row_of = {u: i for i, u in enumerate(self.unit_ids)}
-            self.scores, self.pool, self.searches = scores, set(scores), []
-
-    index = Index({"t:2": 1.0, "t:3": 0.9, "t:4": 0.8})
+    index = TreeIndex(units, {"t:2": 1.0, "t:3": 0.9, "t:4": 0.8})
     text, _ = BudgetedText(2000, TextLength("chars"), TreeAssembly()).retrieve(
         None, index, None, SectionMap.of(index, units), None, units, None, 100, 15, 0)
     assert [u.extra["members"] for u, _ in text] == [["t:2", "t:4"], ["t:3"]]
