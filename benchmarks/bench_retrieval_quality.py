@@ -38,9 +38,9 @@ from ham_analysis.stats import normal_ci, paired  # noqa: E402
 
 TEXT_KS, IMAGE_KS = (1, 5, 15), (1, 5, 10)
 CHAR_BUDGET = 4000   # text@4kc: recall within this many characters of retrieved text
-CONFIGS = {
-    "flat": ["text_repr=st", "image_repr=li"],
-    "ham": [],
+CONFIGS = {   # the default retrieval=budget caps its passages at k_t = 50 (k_t = 15 is forced below for unit counts)
+    "flat": ["text_repr=st", "image_repr=li", "retrieval.k_t=50"],
+    "ham": ["retrieval.k_t=50"],
     "ham_structural": ["retrieval=structural"],
 }
 OUT = Path("outputs/bench/retrieval_quality")
