@@ -112,6 +112,15 @@ class Pipeline:
         return self.answer([q])[0]
 
 
+def bind_token_counter(retriever, generator) -> None:
+    """``retrieval.budget_unit=tokens`` counts with the generator's tokenizer: bind it, or None when
+    the generator knows none (its ``count_tokens`` is missing or answers None), which the retriever
+    then refuses."""
+    count = getattr(generator, "count_tokens", None)
+    if hasattr(retriever, "count_with"):
+        retriever.count_with(count if count is not None and count("a") is not None else None)
+
+
 def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     """Every component of a run from its config, the offline stage cached (``ham.index.build``)."""
     from hydra.utils import instantiate
@@ -137,9 +146,7 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
                                                         corpus_root=corpus.root)
     generator = with_generation_cache(instantiate(cfg.generator), cache.root)
-    count = getattr(generator, "count_tokens", None)   # None, or a counter that answers None: no tokenizer known
-    if hasattr(retriever, "count_with"):   # retrieval.budget_unit=tokens counts with the generator's tokenizer
-        retriever.count_with(count if count is not None and count("a") is not None else None)
+    bind_token_counter(retriever, generator)
     evaluator = None
     if with_evaluator:
         judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))

@@ -262,3 +262,21 @@ def test_a_table_is_never_merged_with_running_text_and_keeps_its_kind():
         None, index, None, SectionMap.of(index, units), None, units, None, 100, 15, 0)
     assert [u.extra["members"] for u, _ in text] == [["t:2", "t:4"], ["t:3"]]
     assert Hit(text[1][0], 0.9, 2).to_row()["modality"] == "table"
+
+
+def test_the_pipeline_binds_the_generators_tokenizer_or_refuses_a_token_budget():
+    from ham.generate.extractive import ExtractiveGenerator
+    from ham.run.pipeline import bind_token_counter
+
+    class Local:
+        def count_tokens(self, text):
+            return len(text.split())
+
+    words = _retriever(budget=12, budget_unit="tokens")
+    bind_token_counter(words, Local())
+    assert [h.unit.unit_id for h in words.retrieve("q").text] == ["m:7"]
+    with pytest.raises(ValueError, match="tokenizer"):
+        bind_token_counter(_retriever(budget=12, budget_unit="tokens"), ExtractiveGenerator())
+    chars = _retriever(budget=100)
+    bind_token_counter(chars, ExtractiveGenerator())   # a character budget needs no tokenizer
+    assert chars.retrieve("q").text
