@@ -222,6 +222,9 @@ def main() -> None:
     print(f"ratio ham / library search: {t_ham / t_lib:.3f}   (target <= 1.2)")
     print(f"ratio ham / kernel search:  {t_ham / t_kern:.3f}   (merging + fusion + results: "
           f"{(t_ham - t_kern) * 1e6:.1f} us per query, both modalities)")
+    lengths = [sum(len(h.unit.content) for h in retriever.retrieve(q.text).text) for q in queries[:50]]
+    print(f"prompt length: retrieved text per query {statistics.mean(lengths):.0f} characters (mean of "
+          f"{len(lengths)} queries)")
     print(f"with query encoding (Retriever.retrieve, query_threads={encoder.query_threads}): "
           f"p50 {statistics.median(end[0]) * 1e3:.2f} ms, p95 {p95(end[0]) * 1e3:.2f} ms")
     if len(end) > 1:

@@ -13,7 +13,8 @@ question without gold of that kind is left out of that mean (n shown). The devbe
 fetched by ``python3 data/devbench/fetch.py``. Indexes come from (or go into) the run cache, so a
 second invocation only retrieves. Per-question results go to ``outputs/bench/retrieval_quality/``.
 
-``chars@15`` is the mean length of the top 15 text units a question gets: larger units reach
+``chars`` is the mean length of the retrieved text a question gets (its prompt length in
+characters of retrieved text); ``chars@15`` is the mean length of the top 15 text units a question gets: larger units reach
 more gold passages in the same 15 slots but make longer prompts. ``text@4kc`` compares them at
 the same prompt length: recall over the top units that fit in 4,000 characters (the first
 always; at most the 15 retrieved).
@@ -37,9 +38,9 @@ from ham_analysis.stats import normal_ci, paired  # noqa: E402
 
 TEXT_KS, IMAGE_KS = (1, 5, 15), (1, 5, 10)
 CHAR_BUDGET = 4000   # text@4kc: recall within this many characters of retrieved text
-CONFIGS = {
-    "flat": ["text_repr=st", "image_repr=li"],
-    "ham": [],
+CONFIGS = {   # the default retrieval=budget caps its passages at k_t = 50 (k_t = 15 is forced below for unit counts)
+    "flat": ["text_repr=st", "image_repr=li", "retrieval.k_t=50"],
+    "ham": ["retrieval.k_t=50"],
     "ham_structural": ["retrieval=structural"],
 }
 OUT = Path("outputs/bench/retrieval_quality")
@@ -86,6 +87,7 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
         row["text@4kc"] = recall(q.gold_text, within_chars(texts, CHAR_BUDGET))
         row["chars@5"] = sum(len(t) for t in texts[:5])       # what the slots cost in prompt length
         row["chars@15"] = sum(len(t) for t in texts[:15])
+        row["chars"] = sum(len(t) for t in texts)             # the retrieved text as returned (k_t units or a budget)
         rows[q.id] = row
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{name}.jsonl").write_text("".join(json.dumps({"id": i, **r}) + "\n" for i, r in rows.items()))
@@ -121,7 +123,7 @@ def mean_of(rows: dict, key: str) -> str:
 def report(results: dict, reference: str = "flat", target: str = "ham") -> None:
     keys = [f"text@{k}" for k in TEXT_KS] + ["text@4kc"] + [f"image@{k}" for k in IMAGE_KS]
     print(f"{'config':<24}" + "".join(f"{k:>10}" for k in keys) + f"{'n_text':>8}{'n_img':>7}{'p50 ms':>9}{'p95 ms':>9}"
-          f"{'chars@15':>10}")
+          f"{'chars@15':>10}{'chars':>8}")
     for name, res in results.items():
         rows = res["rows"]
         lat = sorted(res["latency"])
@@ -129,7 +131,7 @@ def report(results: dict, reference: str = "flat", target: str = "ham") -> None:
         n_img = sum(r["image@1"] is not None for r in rows.values())
         print(f"{name:<24}" + "".join(f"{mean(rows, k):>10}" for k in keys) + f"{n_text:>8}{n_img:>7}"
               f"{1000 * statistics.median(lat):>9.1f}{1000 * lat[int(0.95 * (len(lat) - 1))]:>9.1f}"
-              f"{mean_of(rows, 'chars@15'):>10}")
+              f"{mean_of(rows, 'chars@15'):>10}{mean_of(rows, 'chars'):>8}")
     first = next(iter(results.values()))["rows"]
     kinds = sorted({k for r in first.values() for k in r["kinds"]})
     manuals = sorted({r["manual"] for r in first.values()})

@@ -120,6 +120,9 @@ def report(prepared: list[dict], reference: str = "hybrid") -> None:
             if all(c == "–" for c in cells):
                 continue
             print(f"| {p['name']} | {t} | " + " | ".join(cells) + " |")
+    print("\nprompt length: retrieved text per question (characters of the text rows, mean): " + ", ".join(
+        f"{p['name']} {sum(sum(len(r.get('text') or '') for r in row['text']) for row in p['rows'].values()) / max(len(p['rows']), 1):.0f}"
+        for p in prepared))
     ref = next((p for p in prepared if p["name"] == reference), None)
     if ref is not None:
         print(f"\npaired differences vs {reference} (A − {reference}, 95% paired bootstrap CI, n, Wilcoxon p):")

@@ -246,6 +246,20 @@ class SectionCapDiversity:
 
 
 @dataclass
+class TreeAssembly:
+    """How a budgeted text context is assembled (``ham.retrieve.budget``)."""
+
+    _target_: str = "ham.retrieve.budget.TreeAssembly"
+    relevant: float = field(default=0.5, metadata={"min": 0.0, "max": 1.0})      # scaled score of a relevant unit
+    merge_ratio: float = field(default=0.5, metadata={"min": 0.0, "max": 1.0})   # share of a section's text -> whole section
+    parent_chars: int = _min(600, 0)          # a parent's own text up to this length follows a child
+    parents_from: int = _min(3, 0)            # the first N section passages bring their parent's
+    parent_depth: int = _min(2, 0)            # ... and enclosing sections up to this many levels up
+    image_weight: float = field(default=0.3, metadata={"min": 0.0, "max": 1.0})  # context share of an image's score
+    last: str = _choices("cut", "cut", "skip")   # a passage that no longer fits: cut to the room left, or skip it
+
+
+@dataclass
 class Retrieval:
     _target_: str = "ham.retrieve.retriever.Retriever"
     k_t: int = _min(15, 0)
@@ -255,6 +269,9 @@ class Retrieval:
     ranker: Optional[SectionRanker] = None
     diversity: Optional[Any] = None          # ham.retrieve.diversity: SectionCap, MMR, or none
     k_tab: Optional[int] = _min(None, 0)     # None: tables share k_t with text; N: N tables besides k_t
+    budget: Optional[int] = _min(None, 1)    # None: k_t units; N: text assembled along the tree within N
+    budget_unit: str = _choices("chars", "chars", "tokens")   # tokens: the generator's tokenizer
+    assembly: TreeAssembly = field(default_factory=TreeAssembly)
 
 
 @dataclass

@@ -82,6 +82,12 @@ class Generator:
     def settings(self) -> dict:
         return {}
 
+    def count_tokens(self, text: str) -> int | None:
+        """``text``'s length in this model's tokens, None when its tokenizer is not known here (API
+        models): prompt lengths are then reported in characters only, and ``retrieval.budget_unit=
+        tokens`` is refused."""
+        return None
+
     def generate(self, prompt) -> Generation:
         return self.generate_batch([prompt])[0]
 

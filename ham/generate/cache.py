@@ -67,6 +67,7 @@ class CachedGenerator:
         self.batch_size = getattr(inner, "batch_size", 1)
         self.is_async = getattr(inner, "is_async", False)
         self.settings = getattr(inner, "settings", dict)
+        self.count_tokens = getattr(inner, "count_tokens", lambda text: None)
         self.writer = WriteBehind()
 
     def key(self, prompt) -> str:

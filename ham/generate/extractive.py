@@ -71,7 +71,10 @@ class ExtractiveGenerator(Generator):
         return self._interleave(kept, prompt)
 
     def _interleave(self, kept, prompt: Prompt) -> str:
-        last_of_unit = {hit.unit.unit_id: pos for pos, (hit, _, _) in enumerate(kept)}
+        last_of_unit = {}
+        for pos, (hit, _, _) in enumerate(kept):   # an assembled passage stands for each of its members
+            for uid in (hit.unit.unit_id, *hit.unit.extra.get("members", ())):
+                last_of_unit[uid] = pos
         last_of_section: dict[str, int] = {}
         for pos, (hit, _, _) in enumerate(kept):
             if hit.unit.path:

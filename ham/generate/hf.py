@@ -68,6 +68,9 @@ class HFGenerator(Generator):
     def _load(self, path: str) -> None:
         self.tokenizer, self.model = load_causal_lm(path, self.device, self.dtype)
 
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
     def settings(self) -> dict:
         out = {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
                "max_prompt_tokens": self.max_prompt_tokens, "dtype": str(self.dtype).replace("torch.", "")}

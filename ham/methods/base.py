@@ -95,6 +95,28 @@ class Prompt:
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def prompt_length(prompt: Prompt, count_tokens=None) -> dict:
+    """How long a prompt is: characters (and, where the generator's tokenizer is known, tokens) of
+    the retrieved text it shows (each text or table unit's content, once) and of the whole prompt
+    text. Tokens are None when unknown, never 0."""
+    retrieved = "\n".join(h.unit.content for h in prompt.retrieved.text)
+    count = count_tokens or (lambda text: None)
+    return {"retrieved_chars": len(retrieved), "retrieved_tokens": count(retrieved) if retrieved else 0,
+            "prompt_chars": len(prompt.text), "prompt_tokens": count(prompt.text),
+            "text_units": len(prompt.retrieved.text)}
+
+
+def length_summary(rows: list[dict]) -> dict:
+    """Per-question means of the rows' ``prompt_length`` (metrics.json); a token mean only when
+    every row has one."""
+    lengths = [r["prompt_length"] for r in rows if r.get("prompt_length")]
+    out: dict = {"questions": len(lengths)}
+    for key in ("retrieved_chars", "retrieved_tokens", "prompt_chars", "prompt_tokens", "text_units"):
+        values = [x.get(key) for x in lengths]
+        out[key] = round(sum(values) / len(values), 1) if values and all(v is not None for v in values) else None
+    return out
+
+
 def load_template(name: str) -> str:
     path = resources.files("ham.methods.prompts").joinpath(f"{name}.txt")
     if not path.is_file():

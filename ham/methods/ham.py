@@ -47,6 +47,9 @@ class HamAssembler(Method):
 
     def __call__(self, question: str, retrieved: Retrieved):
         text_ids = {h.unit.unit_id: i for i, h in enumerate(retrieved.text, 1)}
+        for i, h in enumerate(retrieved.text, 1):   # an assembled passage: an image belongs after any member
+            for member in h.unit.extra.get("members", ()):
+                text_ids.setdefault(member, i)
         return self.render(
             question, retrieved, slots_of(retrieved.images),
             text_blocks="\n\n".join(text_block(i, h) for i, h in enumerate(retrieved.text, 1)),

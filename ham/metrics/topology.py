@@ -131,12 +131,13 @@ def contexts(text_rows: list[dict], image_rows: list[dict]) -> list[str]:
 
 def prompt_positions(text_rows: list[dict], image_rows: list[dict]) -> dict[str, int]:
     """Unit id -> its best 1-based position in the prompt's one evidence order: text rows, then
-    image rows (module docstring)."""
+    image rows (module docstring). An assembled passage (``retrieval=budget``) places each of its
+    member units at its own position."""
     positions: dict[str, int] = {}
     for pos, row in enumerate([*text_rows, *image_rows], 1):
-        uid = row.get("unit_id")
-        if uid is not None and uid not in positions:
-            positions[uid] = pos
+        for uid in [row.get("unit_id"), *row.get("members", ())]:
+            if uid is not None and uid not in positions:
+                positions[uid] = pos
     return positions
 
 

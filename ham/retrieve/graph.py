@@ -130,9 +130,14 @@ class EvidenceGraph:
 class GraphRetriever(Retriever):
     def __init__(self, corpus, indexes, encoder, k_t: int = 15, k_v: int = 10, pool: int = 100, fusion=None,
                  ranker=None, diversity=None, k_tab: int | None = None, reranker=None,
-                 graph: dict | None = None) -> None:
+                 graph: dict | None = None, budget: int | None = None, budget_unit: str = "chars",
+                 assembly=None) -> None:
+        if budget is not None:
+            raise ValueError("retrieval=graph follows its own edges under k_t; retrieval.budget (the budgeted tree "
+                             "assembly) applies to plain hybrid retrieval: set retrieval.budget=null")
         super().__init__(corpus, indexes, encoder, k_t=k_t, k_v=k_v, pool=pool, fusion=fusion, ranker=ranker,
-                         diversity=diversity, k_tab=k_tab, reranker=reranker)
+                         diversity=diversity, k_tab=k_tab, reranker=reranker, budget_unit=budget_unit,
+                         assembly=assembly)
         g = dict(graph or {})
         self.follow = tuple(g.get("follow", FOLLOW))
         unknown = [f for f in self.follow if f not in FOLLOW]

@@ -26,6 +26,8 @@ from typing import Sequence
 
 from ham.ingest.corpus import Corpus
 from ham.index.hybrid import HybridFusion, HybridIndex, Query, Scored
+from ham.retrieve.budget import BudgetedText, TextLength, TreeAssembly
+from ham.retrieve.sections import SectionMaps
 from ham.text import tokenize
 from ham.represent.templates import position
 from ham.units import EvidenceUnit
@@ -55,6 +57,8 @@ class Hit:
             row.update(image=u.image, image_path=u.image_path, caption=u.caption or u.alt)
         if u.modality != "image":
             row["text"] = u.content
+        if len(u.extra.get("members", ())) > 1:   # a passage assembled under a budget (ham.retrieve.budget)
+            row["members"] = list(u.extra["members"])
         return row
 
 
@@ -67,10 +71,14 @@ class Retrieved:
 class Retriever:
     def __init__(self, corpus: Corpus, indexes: dict[str, HybridIndex], encoder, k_t: int = 15,
                  k_v: int = 10, pool: int = 100, fusion=None,
-                 ranker=None, diversity=None, k_tab: int | None = None, reranker=None) -> None:
+                 ranker=None, diversity=None, k_tab: int | None = None, reranker=None,
+                 budget: int | None = None, budget_unit: str = "chars", assembly=None) -> None:
         if ranker is not None and diversity is not None:
             raise ValueError("retrieval: a structural ranker and a diversity step both reorder the ranking; "
                              "choose one (retrieval.ranker or retrieval.diversity)")
+        if budget is not None and any(x is not None for x in (ranker, diversity, reranker, k_tab)):
+            raise ValueError("retrieval.budget assembles the text context itself: it does not combine with "
+                             "retrieval.ranker, retrieval.diversity, a reranker or retrieval.k_tab")
         for index in indexes.values():
             index.check_encoder(encoder.model_id)  # an index is never searched with another encoder
         self.units = corpus.by_id
@@ -80,6 +88,20 @@ class Retriever:
         self.k_tab = k_tab
         self.fusion = fusion or HybridFusion()
         self.ranker, self.diversity, self.reranker = ranker, diversity, reranker
+        if budget_unit not in ("chars", "tokens"):
+            raise ValueError(f"retrieval.budget_unit must be 'chars' or 'tokens', not {budget_unit!r}")
+        if budget is not None and budget < 1:
+            raise ValueError(f"retrieval.budget must be >= 1 (or null: no budget), not {budget}")
+        self.budget, self.budget_unit = budget, budget_unit
+        self.assembly = assembly if assembly is not None else TreeAssembly()
+        self.length = TextLength("chars") if budget_unit == "chars" else None   # tokens: ``count_with``
+        self._sections = SectionMaps()
+
+    def count_with(self, count_tokens) -> None:
+        """Bind the generator's token counter (``Generator.count_tokens``; None when it has no
+        tokenizer). ``budget_unit=tokens`` needs one and says so here, before any question."""
+        if self.budget is not None and self.budget_unit == "tokens":
+            self.length = TextLength("tokens", count_tokens)
 
     def query(self, text: str) -> Query:
         enc = self.encoder.encode_query(text)
@@ -108,7 +130,23 @@ class Retriever:
         def hits(ranked: list[Scored]) -> list[Hit]:
             return [Hit(self.units[s.unit_id], s.score, rank, s.dense, s.sparse) for rank, s in enumerate(ranked, 1)]
 
+        if self.budget is not None:
+            return self.within_budget(query, hits)
         return Retrieved(text=hits(self.text_ranked(query)), images=hits(self.ranked("image", query, self.k_v)))
+
+    def within_budget(self, query: Query, hits) -> Retrieved:
+        """Text assembled along the tree within ``budget`` and images scored with that context
+        (``ham.retrieve.budget``)."""
+        if self.length is None:
+            raise ValueError("retrieval.budget_unit=tokens: no token counter is bound (Retriever.count_with "
+                             "with the generator's tokenizer); count the budget in chars")
+        text_index, image_index = self.indexes["text"], self.indexes.get("image")
+        tmap = self._sections.of(text_index, self.units)
+        imap = self._sections.of(image_index, self.units) if image_index is not None else None
+        text, images = BudgetedText(self.budget, self.length, self.assembly).retrieve(
+            query, text_index, image_index, tmap, imap, self.units, self.fusion, self.pool, self.k_t, self.k_v)
+        return Retrieved(text=[Hit(unit, score, rank) for rank, (unit, score) in enumerate(text, 1)],
+                         images=hits(images))
 
     def text_ranked(self, query: Query) -> list[Scored]:
         """The text list under the table rule (module docstring)."""

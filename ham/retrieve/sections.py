@@ -18,10 +18,11 @@ class SectionMap:
     rows_of: dict[str, list[int]]
     parent_of: dict[str, str | None]
     children_of: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    ancestors_of: dict[str, list[str]] = field(default_factory=dict)   # enclosing sections, nearest first
 
     @classmethod
     def of(cls, index: HybridIndex, units: dict[str, EvidenceUnit]) -> "SectionMap":
-        section_of, rows_of, parent_of = [], defaultdict(list), {}
+        section_of, rows_of, parent_of, ancestors_of = [], defaultdict(list), {}, {}
         for row, unit_id in enumerate(index.unit_ids):
             unit = units[unit_id]
             section, subsection = unit.section_ids()
@@ -29,7 +30,10 @@ class SectionMap:
             section_of.append(own)
             rows_of[own].append(row)
             parent_of.setdefault(own, section if subsection else None)
-        out = cls(section_of, dict(rows_of), parent_of)
+            if own not in ancestors_of:
+                enclosing = [s["id"] for s in unit.path if s["kind"] in ("section", "subsection")]
+                ancestors_of[own] = enclosing[:-1][::-1] if enclosing and enclosing[-1] == own else []
+        out = cls(section_of, dict(rows_of), parent_of, ancestors_of=ancestors_of)
         for child, parent in parent_of.items():
             if parent is not None:
                 out.children_of[parent].append(child)

@@ -7,7 +7,8 @@
     evidence_mapping.json  which gold evidence item mapped to which unit ids by which rule, which
                         stayed unresolved and why (``ham.datasets.evidence``; questions with evidence)
     predictions.jsonl   one row per question, appended and flushed as each finishes (``runner``)
-    metrics.json        the chosen metrics aggregated, failure counts, cost (``ham.metrics.evaluator``)
+    metrics.json        the chosen metrics aggregated, failure counts, cost (``ham.metrics.evaluator``),
+                        prompt length (mean characters and, where known, tokens of retrieved text and prompt)
 
 A run whose predictions and metrics already cover every question, with no failure a resume
 redoes (``ham.run.grid.is_finished``), is not run again. Relaunching an unfinished one resumes it:
@@ -40,6 +41,7 @@ from omegaconf import DictConfig, OmegaConf
 from ham.datasets.questions import Question
 from ham.generate.base import redo_reasons
 from ham.generate.cost import cost_summary
+from ham.methods.base import length_summary
 from ham.conf import plain
 from ham.paths import resolve_path
 from ham.run import grid
@@ -197,6 +199,7 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
                "description_failures": info.get("description_failures", 0),
                "enrichment": enrichment_record(info),
                "cost": cost_summary(rows, cfg.cost, getattr(pipeline.generator, "pricing", None)),
+               "prompt_length": length_summary(rows),
                "seconds": round(time.time() - started, 2)}
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
 

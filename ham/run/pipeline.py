@@ -23,7 +23,7 @@ from omegaconf import DictConfig
 from ham.datasets.questions import Question
 from ham.generate.answer import AnswerFailure, parse_generated
 from ham.generate.base import Generation
-from ham.methods.base import Prompt
+from ham.methods.base import Prompt, prompt_length
 from ham.retrieve.retriever import Retrieved
 
 
@@ -84,6 +84,7 @@ class Pipeline:
         images = [h.to_row() for h in item.retrieved.images]
         row = {"id": item.question.id, "question": item.question.question, "gold": gold_of(item.question),
                "retrieved_text": text, "retrieved_images": images, "prompt": prompt.to_dict(),
+               "prompt_length": prompt_length(prompt, getattr(self.generator, "count_tokens", None)),
                "raw_answer": generation.text}
         if final is not None and final != generation.text:
             row["postprocessed_answer"] = final   # rule_based: the reply with images inserted
@@ -109,6 +110,15 @@ class Pipeline:
         """One question, answered: its prediction row."""
         q = question if isinstance(question, Question) else Question(id="ask", question=str(question))
         return self.answer([q])[0]
+
+
+def bind_token_counter(retriever, generator) -> None:
+    """``retrieval.budget_unit=tokens`` counts with the generator's tokenizer: bind it, or None when
+    the generator knows none (its ``count_tokens`` is missing or answers None), which the retriever
+    then refuses."""
+    count = getattr(generator, "count_tokens", None)
+    if hasattr(retriever, "count_with"):
+        retriever.count_with(count if count is not None and count("a") is not None else None)
 
 
 def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
@@ -138,6 +148,7 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
                                                         corpus_root=corpus.root)
     generator = with_generation_cache(instantiate(cfg.generator), cache.root)
+    bind_token_counter(retriever, generator)
     evaluator = None
     if with_evaluator:
         judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))

@@ -50,7 +50,10 @@ def test_locations_and_non_semantic_keys_keep_the_id():
 @pytest.mark.parametrize("change", [
     ["generator=hf", "generator.model=/models/A"], ["summariser=openai"], ["describer=none"], ["index=hnsw"],
     ["metrics.names=[ir,image_f1]"], ["retrieval.k_t=5"], ["image_repr=li"], ["judge=openai"],
-    ["judge=openai", "judge.client.model=other"], ["generator=openai", "generator.stream=true"], ["limit=3"]])
+    ["judge=openai", "judge.client.model=other"], ["generator=openai", "generator.stream=true"], ["limit=3"],
+    ["retrieval.budget=2000"], ["retrieval.budget_unit=tokens"], ["retrieval.assembly.parent_chars=100"],
+    ["retrieval.assembly.merge_ratio=0.9"], ["retrieval.assembly.image_weight=0"],
+    ["retrieval.assembly.parent_depth=1"], ["retrieval=hybrid"], ["retrieval.assembly.last=skip"]])
 def test_what_changes_results_changes_the_id(change):
     base = _id("generator=hf", "generator.model=/models/B") if change[0] == "generator=hf" else _id()
     assert _id(*change) != base

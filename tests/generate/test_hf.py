@@ -75,3 +75,10 @@ def test_unreadable_image_fails_only_its_prompt(llava_folder, image_files):
     out = gen.generate_batch([image_prompt("Bad", [broken]), image_prompt("Good", image_files[1:2])])
     assert out[0].failure_reason == "bad_input" and "broken.png" in out[0].error
     assert out[1].error is None and out[1].text is not None
+
+
+def test_a_local_model_counts_tokens_with_its_own_tokenizer(causal_lm_folder):
+    gen = HFGenerator(str(causal_lm_folder), max_new_tokens=1)
+    text = "Open the Plot dialog from the File menu."
+    assert gen.count_tokens(text) == len(gen.tokenizer(text, add_special_tokens=False)["input_ids"]) > 0
+    assert gen.count_tokens(text + " " + text) > gen.count_tokens(text)

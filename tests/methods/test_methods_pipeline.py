@@ -38,6 +38,9 @@ def test_each_method_runs_on_the_demo(tmp, method, template):
     for r in predictions:
         assert r["prompt"]["method"] == method and r["prompt"]["template"] == template
         assert r["failure"] is None and r["answer"]
+        length = r["prompt_length"]   # every method records the prompt length it used
+        assert length["retrieved_chars"] == len("\n".join(t["text"] for t in r["retrieved_text"]))
+        assert length["prompt_chars"] == len(r["prompt"]["text"]) and length["prompt_tokens"] is None
     if method == "mllm_based":
         kept = predictions[0]["prompt"]["image_filter"]["kept"]
         assert len(kept) == 5 and [i["unit_id"] for i in predictions[0]["prompt"]["images"]] == kept
@@ -45,7 +48,9 @@ def test_each_method_runs_on_the_demo(tmp, method, template):
                    for i in predictions[0]["prompt"]["images"])
     if method == "rule_based":
         assert all("postprocessed_answer" in r or "<img" not in (r["raw_answer"] or "") for r in predictions)
-    assert json.loads((out / "metrics.json").read_text())["cost"]["cents_total"] is None   # extractive: unpriced
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["cost"]["cents_total"] is None   # extractive: unpriced
+    assert metrics["prompt_length"]["retrieved_chars"] > 0 and metrics["prompt_length"]["questions"] == N
 
 
 def test_openai_backbone_end_to_end_with_cost(tmp, monkeypatch):

@@ -6,10 +6,16 @@ Each ``gold_text`` passage of ``data/devbench/questions*.jsonl`` must be a subst
 collapsing whitespace and lower-casing (``ham.text.normalise_ws``), of one text or table leaf of
 the manual's ingest, on one of the question's ``gold_pages``. Merging blocks keeps a passage
 findable; splitting one (an icon, a heading or a step boundary in the middle) loses it.
+
+``check_patterns`` checks what the kinds claim, on the same ingest: the images the reference
+answer shows are exactly ``gold_images``, and each is an image leaf on a gold page; a ``parent_general`` question has a passage in a section and
+another in one of that section's ancestors (its parent's or a grandparent's own text); a
+``tutorial`` question's passages lie in at least two different sections or procedure steps.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -50,6 +56,56 @@ def check(manual: str, rows: list[dict], devbench: Path = DEVBENCH) -> tuple[int
     return found, total, missing
 
 
+def _leaves(manual: str, devbench: Path):
+    """(page -> [(normalised text, containers)], page -> image references) of one manual, where
+    containers are the leaf's enclosing section and step node ids, outermost first."""
+    docs, _ = ingest_corpus(devbench / "corpus" / manual)
+    texts: dict[str, list] = defaultdict(list)
+    images: dict[str, set] = defaultdict(set)
+    for doc in docs:
+        for node_id, path in doc.paths().items():
+            leaf = path[-1]
+            page = f"{manual}/{leaf.source}"
+            if leaf.kind in ("text", "table"):
+                texts[page].append((normalise_ws(leaf.text),
+                                    [(n.id, n.kind) for n in path[:-1] if n.kind in ("section", "subsection", "step")]))
+            elif leaf.kind == "image" and leaf.image:
+                images[page].add(leaf.image)
+    return texts, images
+
+
+def check_patterns(manual: str, rows: list[dict], devbench: Path = DEVBENCH) -> list[tuple[str, str]]:
+    """(question id, problem) for every claim of the module docstring that does not hold."""
+    texts, images = _leaves(manual, devbench)
+    problems = []
+    for row in rows:
+        if row.get("manual") != manual:
+            continue
+        pages = row.get("gold_pages") or list(texts)
+        shown = set(re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", row.get("reference_answer") or ""))
+        if shown != set(row.get("gold_images") or []):
+            problems.append((row["id"], f"the reference answer shows {sorted(shown)}, gold_images are "
+                                        f"{sorted(row.get('gold_images') or [])}"))
+        for image in row.get("gold_images") or []:
+            if not any(image in images.get(page, ()) for page in pages):
+                problems.append((row["id"], f"gold image {image} is no image leaf on its gold pages"))
+        chains = []
+        for passage in row.get("gold_text") or []:
+            needle = normalise_ws(passage)
+            chains += [c for page in pages for text, c in texts.get(page, []) if needle in text][:1]
+        sections = [[n for n, kind in c if kind != "step"] for c in chains]
+        kinds = row.get("kinds") or []
+        if "parent_general" in kinds:
+            own = {s[-1] for s in sections if s}
+            # some passage's own section is the parent or grandparent of another passage's section
+            if not any(s and set(s[-3:-1]) & own for s in sections):
+                problems.append((row["id"], "parent_general: no passage in an ancestor (parent or grandparent) "
+                                            "of another passage's section"))
+        if "tutorial" in kinds and len({tuple(c) for c in chains}) < 2:
+            problems.append((row["id"], "tutorial: the passages do not span two sections or steps"))
+    return problems
+
+
 def main() -> int:
     rows = questions()
     manuals = sorted({r["manual"] for r in rows if (DEVBENCH / "corpus" / r["manual"]).is_dir()})
@@ -62,7 +118,11 @@ def main() -> int:
         print(f"{manual}: {found}/{total} gold passages found")
         for qid, passage in missing:
             print(f"  missing {qid}: {passage}")
-        bad += len(missing)
+        problems = check_patterns(manual, rows)
+        print(f"{manual}: {len(problems)} problems with gold images, parent_general and tutorial claims")
+        for qid, problem in problems:
+            print(f"  {qid}: {problem}")
+        bad += len(missing) + len(problems)
     return 1 if bad else 0
 
 

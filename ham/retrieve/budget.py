@@ -1,0 +1,277 @@
+"""Budgeted retrieval (``retrieval.budget``): the text context is filled up to a length budget, not
+a unit count, and assembled along the tree (beyond the paper, whose k_t counts units).
+
+The budget is counted in characters of retrieved text (``budget_unit: chars``) or in tokens of the
+generator's own tokenizer (``budget_unit: tokens``; a generator without one is refused). Small units
+are scored (any ``units`` option; ``blocks`` or ``merged`` are meant) and ``TreeAssembly`` builds
+passages from them, walking the fused ranking of the candidate pool (scores min-max scaled to ``f``):
+
+1. Section passages. The first candidate of a section (its nearest section node; procedural steps
+   roll up into it) opens that section's passage. Its *relevant* units are the section's candidates
+   with ``f >= relevant``; when they hold at least ``merge_ratio`` of the section's own text, the
+   passage is the whole section (its siblings merged), else those units. Members read in document
+   order; the passage carries the section's heading path once. A later candidate of a section that
+   already has a passage joins that passage.
+2. Parent passages. For the first ``parents_from`` section passages, the enclosing sections with
+   text of their own (an introduction, options shared by a family of tools, how to open the dialog,
+   prerequisites), up to ``parent_depth`` levels up, nearest first, are included right after the
+   child, each once and together at most ``parent_chars`` long: an ancestor's whole own text when
+   it fits, else its best-scoring own units that fit. Such a passage is wanted because of where the
+   child sits, not because it looks like the question.
+3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
+   best units that fit); when none of those fits, its best unit is cut to the room left and the
+   context is full (``last: cut``), or it is skipped and the walk goes on with smaller units
+   (``last: skip``). At most ``k_t`` passages; passages are separated by a newline, counted.
+
+Images follow the same rule: an image whose section is a passage's section, or that section's
+parent, is added to the image candidates and scored; its ranking score is ``(1 - image_weight) f +
+image_weight c``, with ``c`` the scaled score of the passage that brings it (half of it for a
+parent's), so it wins a slot only when it also matches the query.
+
+Tables are never merged with running text (as in ``ham.granularity``): a table is a passage of its
+own and keeps its kind, label and image. A passage of several units is a new ``EvidenceUnit`` whose id is its first member's plus
+``+<n-1>``; ``extra["members"]`` names the units it holds (metrics and the prompt's image
+relations see every member), ``extra["role"]`` says ``section``, ``units`` or ``parent``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+
+from ham.index.hybrid import HybridIndex, Scored, _minmax
+from ham.retrieve.sections import SectionMap
+from ham.units import EvidenceUnit
+
+TABLE_KEY = "|table:"
+
+
+class TextLength:
+    """How retrieved text is measured against the budget: characters, or the generator's tokens."""
+
+    def __init__(self, unit: str = "chars", count_tokens: Callable[[str], int] | None = None) -> None:
+        if unit not in ("chars", "tokens"):
+            raise ValueError(f"retrieval.budget_unit must be 'chars' or 'tokens', not {unit!r}")
+        if unit == "tokens" and count_tokens is None:
+            raise ValueError("retrieval.budget_unit=tokens needs the generator's tokenizer, and this generator "
+                             "has none (only local models do): count the budget in chars")
+        self.unit, self._count = unit, count_tokens
+
+    def __call__(self, text: str) -> int:
+        return len(text) if self.unit == "chars" else int(self._count(text))
+
+    def cut(self, text: str, budget: int) -> str:
+        """The longest prefix of ``text`` that fits in ``budget``."""
+        if self(text) <= budget:
+            return text
+        lo, hi = 0, len(text)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if self(text[:mid]) <= budget else (lo, mid - 1)
+        return text[:lo]
+
+
+@dataclass
+class Passage:
+    section: str
+    role: str                          # section | units | parent
+    score: float                       # the best scaled score among its members (or what brought it)
+    members: list[str] = field(default_factory=list)
+
+
+class TreeAssembly:
+    """The passages and images of one query under a budget (module docstring)."""
+
+    def __init__(self, relevant: float = 0.5, merge_ratio: float = 0.5, parent_chars: int = 600,
+                 parents_from: int = 3, parent_depth: int = 2, image_weight: float = 0.3, last: str = "cut") -> None:
+        if last not in ("cut", "skip"):
+            raise ValueError(f"retrieval.assembly.last must be 'cut' or 'skip', not {last!r}")
+        self.last = last
+        if not 0.0 <= relevant <= 1.0 or not 0.0 < merge_ratio <= 1.0 or not 0.0 <= image_weight <= 1.0:
+            raise ValueError("retrieval.assembly: relevant and image_weight must lie in [0, 1], merge_ratio in (0, 1]")
+        if parent_chars < 0 or parents_from < 0 or parent_depth < 0:
+            raise ValueError("retrieval.assembly: parent_chars, parents_from and parent_depth must be >= 0")
+        self.relevant, self.merge_ratio = relevant, merge_ratio
+        self.parent_chars, self.parents_from, self.parent_depth = parent_chars, parents_from, parent_depth
+        self.image_weight = image_weight
+
+    def passages(self, scored: list[Scored], own_units: Callable[[str], list[str]], section_of: Callable[[str], str],
+                 ancestors_of: Callable[[str], list[str]], size: Callable[[list[str]], int], budget: int, k: int,
+                 rescore: Callable[[str], list[str]], gap: int = 1) -> list[Passage]:
+        """Passages from the ranked candidates ``scored`` (steps 1-3 of the module docstring).
+        ``own_units(section)``: the section's own unit ids in document order; ``size(ids)``: their
+        length joined; ``rescore(section)``: its own unit ids, best first for this query;
+        ``ancestors_of(section)``: the enclosing sections, nearest first; ``gap``: the length of the
+        separator between passages."""
+        if not scored or budget <= 0 or k <= 0:
+            return []
+        f = dict(zip((s.unit_id for s in scored), _minmax(np.array([s.score for s in scored])).tolist()))
+        candidates: dict[str, list[str]] = {}
+        for s in scored:
+            candidates.setdefault(section_of(s.unit_id), []).append(s.unit_id)
+        out: list[Passage] = []
+        by_section: dict[str, Passage] = {}
+        parents_left, used = self.parents_from, 0
+        for s in scored:
+            if used >= budget:
+                break
+            sec = section_of(s.unit_id)
+            if sec in by_section:
+                members = by_section[sec].members
+                grow = size(members + [s.unit_id]) - size(members) if s.unit_id not in members else None
+                if grow is not None and grow <= budget - used:
+                    members.append(s.unit_id)
+                    used += grow
+                continue
+            if len(out) >= k:
+                continue
+            room = budget - used - (gap if out else 0)
+            chosen = next(((role, ids) for role, ids in self.options(sec, s.unit_id, f, candidates, own_units, size)
+                           if size(ids) <= room), None)
+            if chosen is None:
+                if out and (self.last == "skip" or room <= 0):
+                    continue
+                chosen = ("units", [s.unit_id])   # cut to the room left by the caller: the context is full
+            passage = Passage(sec, chosen[0], f[s.unit_id], list(chosen[1]))
+            out.append(passage)
+            by_section[sec] = passage
+            used += (gap if len(out) > 1 else 0) + min(size(passage.members), room)
+            if parents_left > 0 and len(out) < k:
+                parents_left -= 1
+                cap = min(self.parent_chars, budget - used)
+                for parent in ancestors_of(sec)[: self.parent_depth]:
+                    if parent in by_section or len(out) >= k:
+                        continue
+                    ids = self.parent_units(parent, own_units, rescore, size, min(cap, budget - used - gap))
+                    if ids:
+                        p = Passage(parent, "parent", f[s.unit_id], ids)
+                        out.append(p)
+                        by_section[parent] = p
+                        used += gap + size(ids)
+                        cap -= size(ids)
+        return out
+
+    def options(self, sec, first, f, candidates, own_units, size) -> list[tuple[str, list[str]]]:
+        """What a section's passage can be, largest first: the whole section (when its relevant
+        units hold ``merge_ratio`` of its text), its relevant units, then fewer of its best ones."""
+        own = own_units(sec)
+        relevant = [uid for uid in candidates.get(sec, []) if f[uid] >= self.relevant]   # best first
+        if first not in relevant:
+            relevant = [first] + relevant
+        options = []
+        if len(own) > len(relevant) and size(relevant) >= self.merge_ratio * size(own):
+            options.append(("section", own))
+        options += [("units", relevant[:n]) for n in range(len(relevant), 0, -1)]
+        return options
+
+    def parent_units(self, parent, own_units, rescore, size, cap) -> list[str]:
+        """A parent's own text when it fits in ``cap``, else its best own units that fit."""
+        if cap <= 0:
+            return []
+        own = own_units(parent)
+        if size(own) <= cap:
+            return own
+        taken: list[str] = []
+        for uid in rescore(parent):
+            if size(taken + [uid]) <= cap:
+                taken.append(uid)
+        return taken
+
+    def image_context(self, passages: list[Passage], parent_of: Callable[[str], str | None]) -> dict[str, float]:
+        """Section -> the context weight ``c`` an image in it gets (module docstring)."""
+        weight: dict[str, float] = {}
+        for p in passages:
+            own = p.score if p.role != "parent" else 0.5 * p.score
+            weight[p.section] = max(weight.get(p.section, 0.0), own)
+            parent = parent_of(p.section)
+            if parent is not None and p.role != "parent":
+                weight[parent] = max(weight.get(parent, 0.0), 0.5 * p.score)
+        return weight
+
+    def rank_images(self, scored: list[Scored], section_of: Callable[[str], str], context: dict[str, float],
+                    k: int) -> list[Scored]:
+        if not scored:
+            return []
+        f = _minmax(np.array([s.score for s in scored]))
+        w = self.image_weight
+        ranked = [((1 - w) * fi + w * context.get(section_of(s.unit_id), 0.0), i) for i, (fi, s) in enumerate(zip(f.tolist(), scored))]
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        return [Scored(scored[i].unit_id, float(v), scored[i].dense, scored[i].sparse) for v, i in ranked[:k]]
+
+
+def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | None = None) -> EvidenceUnit:
+    """The evidence unit a passage is shown as: the unit itself when it holds one, else a new unit
+    of its members' texts in document order under the section's heading path (module docstring).
+    ``text`` replaces the content (a first unit cut to the budget)."""
+    members = sorted(passage.members, key=lambda uid: units[uid].order)
+    first, last = units[members[0]], units[members[-1]]
+    extra = {"members": members, "role": passage.role}
+    if len(members) == 1:
+        unit = first if text is None else replace(first, content=text)
+        return replace(unit, extra={**unit.extra, **extra})
+    cut = next((i + 1 for i, step in enumerate(first.path) if step["id"] == passage.section), len(first.path))
+    content = "\n".join(units[uid].content for uid in members) if text is None else text
+    return replace(first, unit_id=f"{first.unit_id}+{len(members) - 1}", kind="text", content=content,
+                   path=first.path[:cut], relation={"type": "section_text", "target": None},
+                   local={**first.local, "next_text": last.local.get("next_text", "")},
+                   extra={**first.extra, **extra})
+
+
+class BudgetedText:
+    """``retrieval.budget``: the text and image lists of one query (module docstring), over a text
+    and an image index and their section maps."""
+
+    def __init__(self, budget: int, length: TextLength, assembly: TreeAssembly | None = None) -> None:
+        self.budget, self.length, self.assembly = budget, length, assembly or TreeAssembly()
+
+    def retrieve(self, query, text_index: HybridIndex, image_index: HybridIndex | None, tmap: SectionMap,
+                 imap: SectionMap | None, units: dict[str, EvidenceUnit], fusion, pool: int, k_t: int, k_v: int):
+        """(text: [(unit, score)], images: [Scored]) for one query."""
+        scored = text_index.search(query, None, fusion, pool)
+        lengths: dict[str, int] = {}
+
+        def size(ids: list[str]) -> int:
+            for uid in ids:
+                if uid not in lengths:
+                    lengths[uid] = self.length(units[uid].content)
+            return sum(lengths[uid] for uid in ids) + self.length("\n") * max(len(ids) - 1, 0)
+
+        # a table is never merged with running text (as in ``ham.granularity``): it is a passage of its
+        # own, keyed by its section and its id, so it keeps its kind, label and image
+        def section_of(uid: str) -> str:
+            sec = tmap.section_of[text_index.row_of[uid]]
+            return f"{sec}{TABLE_KEY}{uid}" if units[uid].kind == "table" else sec
+
+        def own_units(key: str) -> list[str]:
+            if TABLE_KEY in key:
+                return [key.split(TABLE_KEY, 1)[1]]
+            ids = [text_index.unit_ids[r] for r in tmap.rows_of.get(key, [])]
+            return sorted((u for u in ids if units[u].kind != "table"), key=lambda u: units[u].order)
+
+        def rescore(key: str) -> list[str]:
+            own = set(own_units(key))
+            rows = [text_index.row_of[u] for u in own]
+            return [s.unit_id for s in text_index.search(query, None, fusion, pool, extra=rows) if s.unit_id in own]
+
+        def ancestors_of(key: str) -> list[str]:
+            return tmap.ancestors_of.get(key.split(TABLE_KEY, 1)[0], [])
+
+        gap = self.length("\n")
+        passages = self.assembly.passages(scored, own_units, section_of, ancestors_of, size, self.budget, k_t,
+                                          rescore, gap)
+        text, left = [], self.budget
+        for i, p in enumerate(passages):
+            left -= gap if i else 0
+            unit = passage_unit(p, units)
+            if self.length(unit.content) > left:   # the first or the last passage: cut to what is left
+                unit = passage_unit(p, units, text=self.length.cut(unit.content, max(left, 0)))
+            left -= self.length(unit.content)
+            text.append((unit, p.score))
+        if image_index is None or imap is None or k_v <= 0 or len(image_index) == 0:
+            return text, []
+        passages = [replace(p, section=p.section.split(TABLE_KEY, 1)[0]) for p in passages]
+        context = self.assembly.image_context(passages, lambda s: tmap.parent_of.get(s))
+        extra = [r for sec in context for r in imap.rows_of.get(sec, [])]
+        images = image_index.search(query, None, fusion, pool, extra=extra)
+        return text, self.assembly.rank_images(images, lambda uid: imap.section_of[image_index.row_of[uid]], context, k_v)
