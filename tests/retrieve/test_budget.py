@@ -7,7 +7,7 @@ import pytest
 from ham.index.hybrid import Scored
 from ham.ingest.builder import Block, TreeBuilder
 from ham.methods.ham import HamAssembler
-from ham.metrics.topology import unit_ranks
+from ham.metrics.topology import prompt_positions
 from ham.retrieve.budget import BudgetedText, TextLength, TreeAssembly
 from ham.retrieve.retriever import Hit, Retrieved
 from ham.retrieve.sections import SectionMap
@@ -145,7 +145,7 @@ def test_evidence_order_prompt_relations_and_metric_ranks_go_through_members():
     assert "belongs after text block T1" in prompt.text, "the brush image's target (m:8) is inside passage T1"
     rows = [h.to_row() for h in hits]
     assert rows[0]["members"] == ["m:5", "m:6", "m:7", "m:8"]
-    ranks = unit_ranks(rows, [])
+    ranks = prompt_positions(rows, [])
     assert ranks["m:6"] == 1 and ranks["m:2"] == 2, "every member ranks where its passage does"
 
 
