@@ -43,10 +43,18 @@ def _needs(cfg) -> dict:
             "bge_m3": plain["encoder"]["_target_"].endswith("BGEM3Encoder")}
 
 
+@pytest.mark.parametrize("judge", ["none", "openai"])
+@pytest.mark.parametrize("generator", ["as_configured", "extractive", "openai"])
 @pytest.mark.parametrize("experiment", EXPERIMENTS)
-def test_every_experiment_runs_on_a_few_questions(experiment, tmp_path, monkeypatch):
+def test_every_experiment_runs_on_a_few_questions(experiment, generator, judge, tmp_path, monkeypatch):
+    """Every experiment file x {its own generator, extractive, openai on a loopback server} x
+    {no judge, an openai judge on a loopback server answering every prompt in its format}."""
+    from tests.support.topology_judge import ScriptedJudge
+
     base = [f"experiment={experiment}", "limit=2", "progress=false", f"paths.output_root={tmp_path / 'out'}",
             f"paths.cache_root={tmp_path / 'cache'}"]
+    if generator != "as_configured":
+        base.append(f"generator={generator}")
     needs = _needs(compose(base, return_hydra_config=False))
     overrides = list(base)
     if needs["dataset"] and needs["dataset"] != "recipe":
@@ -54,13 +62,25 @@ def test_every_experiment_runs_on_a_few_questions(experiment, tmp_path, monkeypa
         monkeypatch.setenv("HAM_DATA", str(tmp_path))
     if needs["bge_m3"]:
         overrides.append(f"encoder.model={tiny_bge_m3(tmp_path / 'bge_m3')}")
-    with ChatServer(responder=lambda body: "Cook it until golden. <img1>") as server:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    script = ScriptedJudge()
+    with ChatServer(responder=lambda body: "Cook it until golden. <img1>") as server, \
+            ChatServer(responder=script) as judge_server:
         if needs["openai"]:
-            monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-            overrides.append(f"generator.base_url={server.base_url}")
+            overrides += [f"generator.base_url={server.base_url}"]
+            if generator == "openai":
+                overrides.append("generator.model=m")
+        if judge == "openai":
+            overrides += ["judge=openai", f"judge.client.base_url={judge_server.base_url}", "judge.client.model=j"]
         out = run(compose(overrides))
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["n_questions"] == 2 and metrics["n_failures"] == 0, metrics["failures"]
     assert (out / "predictions.jsonl").read_text().count("\n") == 2
     if needs["openai"]:
         assert len(server.requests) == 2
+    judged = {n: m for n, m in metrics["metrics"].items() if "failure_reasons" in m}
+    if judge == "openai":
+        assert judged and all(m["computed"] and m["n_failed"] == 0 for m in judged.values()), judged
+    else:
+        assert all(not m["computed"] for n, m in metrics["metrics"].items()
+                   if m.get("reason", "").startswith("not computed: no judge"))
