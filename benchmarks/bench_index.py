@@ -25,7 +25,8 @@ from ham.cli.compose import compose_config  # noqa: E402
 from ham.ingest.corpus import load_corpus  # noqa: E402
 from ham.index.encoders import SentenceTransformerEncoder  # noqa: E402
 from ham.index.dense import FlatSpec  # noqa: E402
-from ham.index.build import index_strings, build_representer  # noqa: E402
+from ham.index.build import build_representer, index_strings  # noqa: E402
+from ham.run.build import offline_parts  # noqa: E402
 from ham.index.windows import plan_windows  # noqa: E402
 from ham.paths import resolve_path  # noqa: E402
 
@@ -34,7 +35,7 @@ def demo_strings() -> tuple[list[str], list[str], list[str]]:
     cfg = compose_config(["progress=false"])
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
-    representer, _ = build_representer(cfg, corpus, cache)
+    representer, _ = build_representer(corpus, cache, offline_parts(cfg))
     return [u.unit_id for u in corpus.units], [representer(u) for u in corpus.units], [u.content for u in corpus.units]
 
 

@@ -45,7 +45,7 @@ from hydra.utils import instantiate  # noqa: E402
 from ham.cache import FolderCache  # noqa: E402
 from ham.cli.compose import compose_config  # noqa: E402
 from ham.ingest.corpus import load_corpus  # noqa: E402
-from ham.index.build import build_index  # noqa: E402
+from ham.run.build import build_offline  # noqa: E402
 from ham.paths import resolve_path  # noqa: E402
 from ham.datasets.questions import load_questions  # noqa: E402
 
@@ -98,7 +98,7 @@ def demo_retriever(overrides: list[str]):
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     questions, _ = load_questions(resolve_path(cfg.dataset.questions))
-    indexed = build_index(cfg, corpus, cache)
+    indexed = build_offline(cfg, corpus, cache)
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
                                                            encoder=indexed.encoder)
     return retriever, [q.question for q in questions]
@@ -115,10 +115,10 @@ def synthetic_retriever(n: int, cache_root: Path):
     from ham.index.build import build_indexes
     from ham.represent.templates import IsolatedText, LocalImage, Representer
     from ham.retrieve.retriever import Retriever
-    from ham.units import build_corpus_units
+    from ham.units import build_units
 
     docs = synthetic_documents(n)
-    corpus = Corpus(cache_root, f"synthetic-{n}", docs, build_corpus_units(docs)[:n], {})
+    corpus = Corpus(cache_root, f"synthetic-{n}", docs, [u for d in docs for u in build_units(d)][:n], {})
     encoder = SentenceTransformerEncoder(str(static_encoder_folder(cache_root / "static-minilm")), batch_size=256)
     indexes, _ = build_indexes(corpus, Representer(IsolatedText(), LocalImage(), Descriptions({}, "none")), encoder,
                                FolderCache(cache_root / "cache"))

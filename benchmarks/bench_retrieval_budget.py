@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_retrieval_quality import config, image_recall, recall  # noqa: E402
 from ham.run.job import load_dataset_questions  # noqa: E402
-from ham.run.pipeline import build_pipeline  # noqa: E402
+from ham.run.build import build_pipeline  # noqa: E402
 from ham_analysis.stats import paired  # noqa: E402
 
 BUDGETS = (1000, 2000, 4000, 8000, 16000)

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ham.conf import compose  # noqa: E402
 from ham.run.job import load_dataset_questions  # noqa: E402
-from ham.run.pipeline import build_pipeline  # noqa: E402
+from ham.run.build import build_pipeline  # noqa: E402
 from ham.text import normalise_ws  # noqa: E402
 from ham_analysis.stats import normal_ci, paired  # noqa: E402
 

@@ -110,10 +110,10 @@ def child(n: int, encoder_name: str, work: Path) -> dict:
     from ham.index.build import build_indexes
     from ham.represent.templates import ContextualImage, ContextualText, Representer
     from ham.enrich.summaries import LeadSummariser, summarise_sections
-    from ham.units import build_corpus_units
+    from ham.units import build_units
 
     docs = synthetic_documents(n)
-    units = build_corpus_units(docs)[:n]
+    units = [u for d in docs for u in build_units(d)][:n]
     corpus = Corpus(work, f"synthetic-{n}", docs, units, {})
     model = "minilm" if encoder_name == "minilm" else str(static_encoder_folder(work.parent / "static-minilm"))
     encoder = SentenceTransformerEncoder(model, batch_size=64)

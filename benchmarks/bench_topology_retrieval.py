@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ham.conf import compose  # noqa: E402
 from ham.metrics.evaluator import Evaluator  # noqa: E402
 from ham.run.job import load_dataset_questions  # noqa: E402
-from ham.run.pipeline import build_pipeline  # noqa: E402
+from ham.run.build import build_pipeline  # noqa: E402
 from ham_analysis.stats import normal_ci, paired  # noqa: E402
 
 METRICS = ("gold_unit_recall", "both_hops", "ordered_chain", "evidence_point_coverage")

@@ -32,8 +32,12 @@ def __getattr__(name: str):
         from ham.conf import compose
 
         return compose
-    if name in ("Pipeline", "build_pipeline"):
-        from ham.run import pipeline
+    if name == "Pipeline":
+        from ham.run.pipeline import Pipeline
 
-        return getattr(pipeline, name)
+        return Pipeline
+    if name == "build_pipeline":
+        from ham.run.build import build_pipeline
+
+        return build_pipeline
     raise AttributeError(f"module 'ham' has no attribute {name!r}")

@@ -191,8 +191,6 @@ def is_table_image(unit: EvidenceUnit) -> bool:
     return "table_unit" in unit.extra
 
 
-def build_corpus_units(docs: Iterable[Document], caption_units: bool = True) -> list[EvidenceUnit]:
-    return [u for doc in docs for u in build_units(doc, caption_units)]
 
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> None:

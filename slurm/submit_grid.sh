@@ -10,7 +10,7 @@
 # as a small CPU job (1 CPU, 2 GB, long time limit) that launches the grid and waits. Without
 # sbatch access for the driver, run the same `ham -m ...` line inside tmux instead.
 # Site values (partition, account, ...) come from HAM_SLURM_* variables, see
-# ham/conf/hydra/launcher/slurm_gpu.yaml. Relaunching the same grid skips finished runs and resumes
+# conf/hydra/launcher/slurm_gpu.yaml. Relaunching the same grid skips finished runs and resumes
 # unfinished ones from their predictions.jsonl.
 set -euo pipefail
 grid=${1:?usage: submit_grid.sh GRID [LAUNCHER] [overrides...]}

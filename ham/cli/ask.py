@@ -31,7 +31,7 @@ def ask_main(argv: list[str] | None = None) -> int:
     from ham.conf import ConfigError, compose
     from ham.report.text import answer_text, evidence_text
     from ham.report.viewer import write_rows_report
-    from ham.run.pipeline import Pipeline
+    from ham.run.build import build_pipeline
 
     args = ask_parser().parse_args(argv)
     bad = [o for o in args.overrides if "=" not in o]
@@ -44,7 +44,7 @@ def ask_main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"ham-ask: {exc}", file=sys.stderr)
         return 2
-    pipeline = Pipeline.from_config(cfg)
+    pipeline = build_pipeline(cfg)
     row = pipeline.ask(args.question)
     root = pipeline.corpus.root if pipeline.corpus is not None else None
     if args.json:

@@ -5,17 +5,12 @@ from __future__ import annotations
 def index_corpus(cfg) -> dict:
     """Ingest, summaries, descriptions, embeddings and indexes of ``cfg``'s corpus, no questions."""
     from ham.backends.local import seed_everything
-    from ham.cache import FolderCache
-    from ham.index.build import build_index
-    from hydra.utils import instantiate
-
-    from ham.ingest.corpus import load_corpus
-    from ham.paths import resolve_path
+    from ham.run.build import build_offline, configured_cache, load_configured_corpus
 
     seed_everything(int(cfg.seed))
-    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
-    indexed = build_index(cfg, corpus, cache)
+    cache = configured_cache(cfg)
+    corpus = load_configured_corpus(cfg, cache)
+    indexed = build_offline(cfg, corpus, cache)
     return {"corpus": str(corpus.root), "corpus_hash": corpus.content_hash, "units": len(corpus.units),
             "encoder": indexed.encoder.model_id, "cache_root": str(cache.root), **indexed.info}
 
@@ -25,9 +20,15 @@ def index_main() -> None:
     faiss and sparse indexes) into the shared cache without answering any question, so a SLURM
     array can index first and generate later. Takes the same overrides as ``ham`` (and ``-m``)."""
     import json
+    import sys
 
     import hydra
 
+    from ham.cli.help import index_help, wants_help
+
+    if wants_help(sys.argv[1:]):
+        print(index_help(), end="")
+        return
     from ham.conf import CONF_DIR, check, register
 
     register()

@@ -10,7 +10,7 @@ from omegaconf import DictConfig
 from ham.conf import CONF_DIR, check, instantiate_optional, plain, register
 from ham.paths import resolve_path
 from ham.report import write_run_artifacts
-from ham.run.job import hydra_runtime, run, run_id
+from ham.run.job import configured_run_id, hydra_runtime, run
 from ham.run.tracking import tracker
 
 log = logging.getLogger("ham")
@@ -78,7 +78,7 @@ def main(cfg: DictConfig) -> None:
     config = plain(cfg)
     # the tracker always finishes (marked failed on an exception), so one bad run never breaks a grid
     logger = instantiate_optional(cfg.logger)
-    with tracker(logger, config, run_id(cfg), choices.get("grid") or str(cfg.name), out_root) as track:
+    with tracker(logger, config, configured_run_id(cfg), choices.get("grid") or str(cfg.name), out_root) as track:
         out_dir = run(cfg)
         artifacts = write_run_artifacts(out_dir)   # metrics.png/.pdf and report.html in the run folder
         track.log_run(out_dir)
@@ -102,8 +102,12 @@ def cli() -> None:
 
     from hydra._internal.utils import get_args_parser
 
+    from ham.cli.help import ham_help, wants_help
     from ham.conf import ConfigError, compose
 
+    if wants_help(sys.argv[1:]):
+        print(ham_help(), end="")
+        return
     args, _ = get_args_parser().parse_known_args()
     if args.cfg and not args.multirun:
         try:

@@ -21,12 +21,8 @@ The string goes to stdout, a header per unit (id, modality, representation, sour
 
 
 def show_unit_main(argv: list[str] | None = None) -> int:
-    from ham.cache import FolderCache
-    from hydra.utils import instantiate
-
-    from ham.ingest.corpus import load_corpus
     from ham.index.build import build_representer
-    from ham.paths import resolve_path
+    from ham.run.build import configured_cache, load_configured_corpus, offline_parts
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
@@ -41,8 +37,8 @@ def show_unit_main(argv: list[str] | None = None) -> int:
     overrides = [a for a in args if "=" in a]
     unit_ids = [a for a in args if "=" not in a]
     cfg = compose_config(overrides)
-    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
+    cache = configured_cache(cfg)
+    corpus = load_configured_corpus(cfg, cache)
     if find is not None:
         for u in corpus.units:
             if find in u.content.lower():
@@ -54,8 +50,7 @@ def show_unit_main(argv: list[str] | None = None) -> int:
         print(f"ham-show-unit: no unit {', '.join(map(repr, unknown))} in {corpus.root} "
               f"(ham-show-unit --find TEXT lists unit ids)", file=sys.stderr)
         return 1
-    cfg.progress = False
-    representer, _ = build_representer(cfg, corpus, cache)
+    representer, _ = build_representer(corpus, cache, offline_parts(cfg, progress=False))
     for n, unit_id in enumerate(unit_ids):
         unit = by_id[unit_id]
         print(f"# {unit_id} ({unit.modality}, {representer.for_modality(unit.modality).name}) from {unit.source}", file=sys.stderr)

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 def topo_main() -> None:
     import json
+    import sys
 
     import hydra
 
+    from ham.cli.help import topo_help, wants_help
+
+    if wants_help(sys.argv[1:]):
+        print(topo_help(), end="")
+        return
     from ham.conf import CONF_DIR, check, register
 
     register()

@@ -12,6 +12,7 @@ point calls it before composing.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Sequence
 
@@ -22,6 +23,39 @@ from ham.conf.check import ConfigError, check
 __all__ = ["CONF_DIR", "ConfigError", "check", "compose", "instantiate_optional", "plain", "register"]
 CONF_DIR = Path(__file__).resolve().parent
 DATA_DIR = CONF_DIR.parent / "data"
+CHECKOUT = CONF_DIR.parents[1]          # the source checkout, when ham runs from one
+SITE_ENV = "HAM_CONFIG_PATH"
+SITE_CONF_DIR = CHECKOUT / "conf"               # site settings, launchers, user options
+EXPERIMENTS_DIR = CHECKOUT / "experiments"      # experiment/ and grid/
+
+
+def option_files() -> list[tuple[str, str, Path]]:
+    """(group, option, file) of every packaged option file and the checkout's experiments and
+    grids (``hydra/`` and ``local/`` are not option groups of a run)."""
+    found = []
+    for root in (CONF_DIR, EXPERIMENTS_DIR):
+        for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name not in ("hydra", "local", "__pycache__")):
+            found += [(folder.name, f.stem, f) for f in sorted(folder.glob("*.yaml"))]
+    return found
+
+
+def site_folders() -> list[Path]:
+    """The config folders Hydra searches after the packaged defaults (``hydra.searchpath`` in
+    config.yaml, through the ``ham_site_folders`` resolver): those in ``$HAM_CONFIG_PATH`` (os.pathsep-separated: how a wheel install is
+    pointed at a checkout's or a project's ``conf/`` and ``experiments/``), then the checkout's own
+    ``conf/`` and ``experiments/`` when ham runs from one, each once. A folder named
+    in ``$HAM_CONFIG_PATH`` that does not exist is an error, not silently skipped."""
+    named = [Path(p).expanduser() for p in os.environ.get(SITE_ENV, "").split(os.pathsep) if p.strip()]
+    missing = [str(p) for p in named if not p.is_dir()]
+    if missing:
+        raise ConfigError(f"${SITE_ENV}: no such folder: {', '.join(missing)}")
+    found: list[Path] = []
+    roots = [CHECKOUT] if (CHECKOUT / "pyproject.toml").exists() else []
+    for folder in named + [r / sub for r in roots for sub in ("conf", "experiments")]:
+        folder = folder.resolve()
+        if folder.is_dir() and folder not in found:
+            found.append(folder)
+    return found
 _registered = False
 
 
@@ -36,6 +70,8 @@ def register() -> None:
     register_schemas(ConfigStore.instance())
     if not OmegaConf.has_resolver("ham_data"):
         OmegaConf.register_new_resolver("ham_data", lambda rel: str(DATA_DIR / rel))
+    if not OmegaConf.has_resolver("ham_site_folders"):
+        OmegaConf.register_new_resolver("ham_site_folders", lambda: [f"file://{f}" for f in site_folders()])
     _registered = True
 
 

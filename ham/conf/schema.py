@@ -158,7 +158,7 @@ class Nothing:
 
 
 def register_schemas(store) -> None:
-    from ham.run.settings import Root
+    from ham.conf.root import Root
 
     store.store(name="ham_schema", node=Root)
     for group, paths in COMPONENTS.items():

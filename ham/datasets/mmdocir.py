@@ -226,7 +226,3 @@ class MmdocirReader:
             return list(iter_mmdocir(path, problems)), problems
         except (OSError, UnicodeDecodeError) as exc:
             return [], problems + [f"{path}: cannot read the annotations file ({exc})"]
-
-
-def load_mmdocir(path: str | Path) -> tuple[list[Question], list[str]]:
-    return MmdocirReader().read(path)

@@ -159,7 +159,3 @@ class MmdocragReader:
             return list(iter_mmdocrag(path, problems)), problems
         except (OSError, UnicodeDecodeError) as exc:
             return [], problems + [f"{path}: cannot read the questions file ({exc})"]
-
-
-def load_mmdocrag(path: str | Path) -> tuple[list[Question], list[str]]:
-    return MmdocragReader().read(path)

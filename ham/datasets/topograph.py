@@ -251,7 +251,3 @@ class TopographReader:
             return list(iter_topograph(path, problems)), problems
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             return [], problems + [f"{path}: cannot read the questions file ({exc})"]
-
-
-def load_topograph(path: str | Path) -> tuple[list[Question], list[str]]:
-    return TopographReader().read(path)

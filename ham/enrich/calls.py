@@ -20,6 +20,7 @@ from typing import Protocol, Sequence
 
 from tqdm import tqdm
 
+from ham.backends.local import is_out_of_memory
 from ham.cache import KeyedStore, key_of
 
 log = logging.getLogger("ham.enrich.calls")
@@ -42,8 +43,39 @@ class Backend(Protocol):
     model_id: str
     prompt_version: str
     batch_size: int
+    cached: bool          # False for model-free backends: recomputing is cheaper than a lookup
+
+    def identity(self) -> dict: ...   # what besides the model and the prompt decides an answer
 
     def run(self, payloads: Sequence[object]) -> list[CallResult]: ...   # one result per payload
+
+
+class ChatBackend:
+    """A backend whose calls go through a ``ChatClient`` (``self.client``)."""
+
+    cached = True
+
+    def identity(self) -> dict:
+        """The client's identity: server, decoding settings."""
+        return {"client": self.client.identity()}
+
+
+class LocalBackend:
+    """A backend whose calls go through a local ``Generator`` (``self.generator``)."""
+
+    cached = True
+
+    def identity(self) -> dict:
+        """The generation settings (new tokens, dtype...)."""
+        return {"settings": self.generator.settings()}
+
+
+@dataclass
+class TextPrompt:
+    """A plain-text prompt as a local generator reads one."""
+
+    text: str
+    images: tuple = ()
 
 
 @dataclass
@@ -68,8 +100,6 @@ def chat_many(client, conversations: Sequence[list[dict]]) -> list[CallResult]:
 def local_calls(generator, prompts: Sequence[object]) -> list[CallResult]:
     """One local generation per prompt (``ham.generate.hf``), batched by the generator; running
     out of device memory fails the batch's items (they fall back), any other error is raised."""
-    from ham.backends.local import is_out_of_memory
-
     try:
         generations = generator.generate_batch(list(prompts))
     except RuntimeError as exc:
@@ -79,18 +109,8 @@ def local_calls(generator, prompts: Sequence[object]) -> list[CallResult]:
     return [CallResult(g.text, g.error) for g in generations]
 
 
-def backend_identity(backend: Backend) -> dict:
-    """What besides the model and the prompt decides an answer: a chat backend's client identity
-    (server, decoding settings), a local one's generation settings (new tokens, dtype...)."""
-    client = getattr(backend, "client", None)
-    if hasattr(client, "identity"):
-        return {"client": client.identity()}
-    generator = getattr(backend, "generator", None)
-    return {"settings": generator.settings()} if hasattr(generator, "settings") else {}
-
-
 def request_key(backend: Backend, request: Request) -> str:
-    return key_of({"model": backend.model_id, "prompt": backend.prompt_version, **backend_identity(backend),
+    return key_of({"model": backend.model_id, "prompt": backend.prompt_version, **backend.identity(),
                    **request.key_fields})
 
 
@@ -99,7 +119,7 @@ def run_cached(requests: Sequence[Request], backend: Backend, store: KeyedStore,
     """Answers for every request (item id -> text), from the store where present, else from the
     backend in batches of ``backend.batch_size``. Failed items are absent from the answers."""
     stats = CallStats(backend.model_id, requested=len(requests))
-    use_store = getattr(backend, "cached", True)  # model-free backends are cheaper than a lookup
+    use_store = backend.cached
     answers: dict[str, str] = {}
     todo: list[tuple[Request, str]] = []
     for request in requests:

@@ -25,10 +25,11 @@ from typing import Annotated, Sequence
 
 from ham.cache import KeyedStore
 from ham.images import UnreadableImage, encoded_image
-from ham.enrich.calls import CallResult, CallStats, Request, chat_many, local_calls, run_cached
+from ham.enrich.calls import CallResult, CallStats, ChatBackend, LocalBackend, Request, chat_many, local_calls, run_cached
 from ham.backends.chat import ChatClient
 from ham.paths import resolve_path
-from ham.settings import Content, Doc, Model, Range
+from ham.protocols import Generator
+from ham.settings import Content, Doc, Range
 from ham.text import words
 from ham.units import EvidenceUnit
 
@@ -87,7 +88,7 @@ class ImageInput:
     prompt: str
 
 
-class ChatDescriber:
+class ChatDescriber(ChatBackend):
     """A VLM behind any OpenAI-compatible endpoint (base URL and key from the environment)."""
 
     def __init__(self, client: Annotated[ChatClient, Doc("the server and vision model that describe the images")],
@@ -138,26 +139,20 @@ class _VisionPrompt:
         return [("image", self.image), ("text", self.text)]
 
 
-class HFDescriber:
-    """A local transformers VLM (folder or HF cache) through ``ham.generate.hf_vision``: greedy,
-    batched, the image downscaled to ``max_side``."""
+class HFDescriber(LocalBackend):
+    """A local transformers VLM (``generator``: an ``HFVisionGenerator`` from
+    ``ham.generate.hf_vision``, built by the config as ``describer.generator``): greedy, batched,
+    the image downscaled to ``max_side``."""
 
-    def __init__(self, model: Annotated[str, Model(), Doc("a local VLM folder or a hub id in the HF cache")],
+    def __init__(self, generator: Annotated[Generator, Doc("the local VLM (describer.generator.*: "
+                                                          "generator=hf_vlm's settings)")],
                  max_words: Annotated[int, Range(1), Doc("asked for at most this many words")] = 80,
-                 max_new_tokens: Annotated[int, Range(1)] = 160,
-                 batch_size: Annotated[int, Range(1)] = 4,
-                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
                  max_side: Annotated[int, Range(16), Doc("an image is downscaled to at most this many pixels "
-                                                         "a side")] = 896,
-                 max_prompt_tokens: Annotated[int, Range(1)] = 8192) -> None:
-        from ham.generate.hf_vision import HFVisionGenerator
-
-        self.generator = HFVisionGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0, device=device,
-                                           batch_size=batch_size, max_prompt_tokens=max_prompt_tokens,
-                                           truncation_is_failure=False)
-        self.model_id = self.generator.model_id   # the weights' content hash
+                                                         "a side")] = 896) -> None:
+        self.generator = generator
+        self.model_id = generator.model_id   # the weights' content hash
         self.prompt_version = f"{PROMPT_VERSION}:{max_side}px"
-        self.max_words, self.batch_size, self.max_side = max_words, batch_size, max_side
+        self.max_words, self.batch_size, self.max_side = max_words, generator.batch_size, max_side
 
     def run(self, payloads: Sequence[ImageInput]) -> list[CallResult]:
         results: list[CallResult | None] = [None] * len(payloads)

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Annotated, Iterable, Sequence
 
 from ham.cache import KeyedStore
-from ham.enrich.calls import CallResult, CallStats, Request, chat_many, local_calls, run_cached
+from ham.enrich.calls import (CallResult, CallStats, ChatBackend, LocalBackend, Request, TextPrompt, chat_many,
+                              local_calls, run_cached)
 from ham.backends.chat import ChatClient
 from ham.document import Document, Node
-from ham.settings import Doc, Model, Range
+from ham.protocols import Generator
+from ham.settings import Doc, Range
 from ham.text import split_sentences
 from ham.units import EvidenceUnit
 
@@ -85,6 +86,9 @@ class LeadSummariser:
     batch_size = 4096
     cached = False
 
+    def identity(self) -> dict:
+        return {}
+
     def __init__(self, sentences: Annotated[int, Range(1), Doc("leading sentences of the section")] = 2,
                  max_words: Annotated[int, Range(1), Doc("cut to this many words")] = 40) -> None:
         self.sentences, self.max_words = sentences, max_words
@@ -94,7 +98,7 @@ class LeadSummariser:
         return [CallResult(lead_sentences(p.text, self.sentences, self.max_words)) for p in payloads]
 
 
-class ChatSummariser:
+class ChatSummariser(ChatBackend):
     """An LLM behind any OpenAI-compatible endpoint (base URL and key from the environment)."""
 
     prompt_version = PROMPT_VERSION
@@ -112,31 +116,23 @@ class ChatSummariser:
         return chat_many(self.client, conversations)
 
 
-class HFSummariser:
-    """A local transformers causal LM (folder or HF cache) through ``ham.generate.hf.HFGenerator``:
-    greedy, left-padded batches, the model's chat template. A section whose prompt exceeds
-    ``max_prompt_tokens`` fails and falls back to the lead summary (counted)."""
+class HFSummariser(LocalBackend):
+    """A local transformers causal LM (``generator``: an ``HFGenerator`` from ``ham.generate.hf``,
+    built by the config as ``summariser.generator``): greedy, left-padded batches, the model's
+    chat template. A section whose prompt exceeds the generator's ``max_prompt_tokens`` fails and
+    falls back to the lead summary (counted)."""
 
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, model: Annotated[str, Model(), Doc("a local folder or a hub id in the HF cache")],
-                 max_words: Annotated[int, Range(1), Doc("asked for at most this many words")] = 40,
-                 max_new_tokens: Annotated[int, Range(1)] = 96,
-                 batch_size: Annotated[int, Range(1)] = 8,
-                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
-                 max_prompt_tokens: Annotated[int, Range(1), Doc("a longer section falls back to the lead "
-                                                                 "summary")] = 2048,
-                 cache_root: Annotated[str, Doc("where the converted bundled model is kept")] = "outputs/cache") -> None:
-        from ham.generate.hf import HFGenerator
-
-        self.generator = HFGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0,
-                                     max_prompt_tokens=max_prompt_tokens, device=device, batch_size=batch_size,
-                                     cache_root=cache_root, truncation_is_failure=False)
-        self.model_id = self.generator.model_id   # the weights' content hash
-        self.max_words, self.batch_size = max_words, batch_size
+    def __init__(self, generator: Annotated[Generator, Doc("the local model (summariser.generator.*: "
+                                                          "generator=hf's settings)")],
+                 max_words: Annotated[int, Range(1), Doc("asked for at most this many words")] = 40) -> None:
+        self.generator = generator
+        self.model_id = generator.model_id   # the weights' content hash
+        self.max_words, self.batch_size = max_words, generator.batch_size
 
     def run(self, payloads: Sequence[SectionInput]) -> list[CallResult]:
-        return local_calls(self.generator, [SimpleNamespace(text=p.prompt(self.max_words)) for p in payloads])
+        return local_calls(self.generator, [TextPrompt(p.prompt(self.max_words)) for p in payloads])
 
 
 @dataclass

@@ -100,3 +100,10 @@ class Generator:
 
     def generate_batch(self, prompts: list) -> list[Generation]:
         return [self.generate(p) for p in prompts]
+
+    async def agenerate(self, prompt) -> Generation:
+        """An async generator (``is_async``) answers here; the others are run on a worker thread."""
+        raise NotImplementedError(f"{type(self).__name__} is not async")
+
+    async def aclose(self) -> None:
+        """Release what the generator holds open (HTTP sessions)."""

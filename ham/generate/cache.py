@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 
 from ham.cache import KeyedStore, key_of
-from ham.generate.base import Generation
+from ham.generate.base import Generation, Generator
 
 log = logging.getLogger("ham.generate.cache")
 
@@ -58,17 +58,16 @@ class WriteBehind:
         self._queue.join()
 
 
-class CachedGenerator:
-    def __init__(self, inner, cache_root: str | Path) -> None:
+class CachedGenerator(Generator):
+    """``inner`` (a ``Generator``) behind the on-disk generation cache: the same interface, its
+    replies kept by prompt digest, model id and generation settings."""
+
+    def __init__(self, inner: Generator, cache_root: str | Path) -> None:
         self.inner = inner
         self.store = KeyedStore(cache_root, "generations")
-        self.model_id = inner.model_id
-        self.model_name = getattr(inner, "model_name", "") or inner.model_id
-        self.pricing = getattr(inner, "pricing", None)
-        self.batch_size = getattr(inner, "batch_size", 1)
-        self.is_async = getattr(inner, "is_async", False)
-        self.settings = getattr(inner, "settings", dict)
-        self.count_tokens = getattr(inner, "count_tokens", lambda text: None)
+        self.model_id, self.model_name = inner.model_id, inner.model_name or inner.model_id
+        self.pricing, self.batch_size, self.is_async = inner.pricing, inner.batch_size, inner.is_async
+        self.settings, self.count_tokens = inner.settings, inner.count_tokens
         self.writer = WriteBehind()
 
     def key(self, prompt) -> str:
@@ -96,9 +95,7 @@ class CachedGenerator:
         fresh = fresh or [False] * len(prompts)
         out = [None if again else self._lookup(k) for k, again in zip(keys, fresh)]
         todo = [i for i, g in enumerate(out) if g is None]
-        batch = getattr(self.inner, "generate_batch", None)
-        fresh = batch([prompts[i] for i in todo]) if batch else [self.inner.generate(prompts[i]) for i in todo]
-        for i, generation in zip(todo, fresh):
+        for i, generation in zip(todo, self.inner.generate_batch([prompts[i] for i in todo])):
             self._keep(keys[i], generation)
             out[i] = generation
         return out
@@ -113,11 +110,10 @@ class CachedGenerator:
         return generation
 
     async def aclose(self) -> None:
-        if hasattr(self.inner, "aclose"):
-            await self.inner.aclose()
+        await self.inner.aclose()
         await asyncio.to_thread(self.writer.drain)
 
 
 def with_generation_cache(generator, cache_root: str | Path):
     """The generator behind the on-disk generation cache (model-free generators are left as they are)."""
-    return CachedGenerator(generator, cache_root) if getattr(generator, "cacheable", True) else generator
+    return CachedGenerator(generator, cache_root) if generator.cacheable else generator

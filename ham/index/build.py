@@ -28,11 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hydra.utils import instantiate
-from omegaconf import DictConfig
-
 from ham.cache import FolderCache, KeyedStore, key_of
-from ham.conf import instantiate_optional
 from ham.ingest.corpus import Corpus
 from ham.enrich.descriptions import Descriptions, describe_images
 from ham.index.encoders import BatchedEncoder
@@ -82,7 +78,7 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     sparse_digest = digest if sparse_texts is texts else strings_digest(ids, sparse_texts)
     meta = {**(meta or {}), "encoder": encoder.model_id, "strings": digest}
 
-    windowed = contents is not None and getattr(encoder, "long_text", "truncate") == "windows"
+    windowed = contents is not None and encoder.long_text == "windows"
 
     def embed(folder: Path) -> None:
         desc, plan = f"{meta.get('modality', '')} units", None
@@ -95,7 +91,7 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
 
-    window = getattr(encoder, "window_setting", None)
+    window = encoder.window_setting
     ekey = key_of(["embeddings", digest, encoder.model_id, INDEX_VERSION,
                    *(["window", window] if window is not None else []),
                    *(["windows", WINDOWS_VERSION] if windowed else [])])
@@ -149,29 +145,46 @@ class Indexed:
     descriptions: Descriptions
 
 
-def _describer(cfg: DictConfig):
-    return instantiate_optional(cfg.describer)
+@dataclass
+class OfflineParts:
+    """The offline stage's components, built from a config in one place (``ham.run.build``).
+    ``summariser`` is None when no representation uses summaries (nothing is loaded for them);
+    ``describer`` None when images get no description."""
+
+    text_repr: object
+    image_repr: object
+    encoder: BatchedEncoder
+    spec: FaissSpec
+    summariser: object | None = None
+    describer: object | None = None
+    progress: bool = False
+
+    @property
+    def uses_summaries(self) -> bool:
+        return bool(self.text_repr.uses_summaries or self.image_repr.uses_summaries)
 
 
-def build_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> tuple[Representer, dict]:
+def build_representer(corpus: Corpus, cache: FolderCache, parts: OfflineParts) -> tuple[Representer, dict]:
     """Summaries and descriptions (cached model calls), and the representer that uses them."""
     info: dict = {"seconds": {}}
     started = time.perf_counter()
     summaries = Summaries({}, None)
-    text_repr, image_repr = instantiate(cfg.text_repr), instantiate(cfg.image_repr)
-    if text_repr.uses_summaries or image_repr.uses_summaries:
-        summariser = instantiate(cfg.summariser, _convert_="all")
-        summaries = summarise_sections(corpus.documents, corpus.units, summariser,
-                                       KeyedStore(cache.root, "summaries"), progress=cfg.progress)
+    if parts.uses_summaries:
+        if parts.summariser is None:
+            raise ValueError(f"{parts.text_repr.name}/{parts.image_repr.name} use section summaries but no "
+                             "summariser was given")
+        summaries = summarise_sections(corpus.documents, corpus.units, parts.summariser,
+                                       KeyedStore(cache.root, "summaries"), progress=parts.progress)
         info["summaries"] = summaries.stats.to_dict()
     info["seconds"]["summaries"] = round(time.perf_counter() - started, 3)
     started = time.perf_counter()
-    descriptions = describe_images(corpus.units, corpus.root, _describer(cfg), KeyedStore(cache.root, "descriptions"),
-                                   progress=cfg.progress)
+    descriptions = describe_images(corpus.units, corpus.root, parts.describer, KeyedStore(cache.root, "descriptions"),
+                                   progress=parts.progress)
     info["seconds"]["descriptions"] = round(time.perf_counter() - started, 3)
     if descriptions.stats is not None:
         info["descriptions"] = descriptions.stats.to_dict()
-    representer = Representer(text_repr, image_repr, descriptions, summaries if summaries.stats else None)
+    image_repr = parts.image_repr
+    representer = Representer(parts.text_repr, image_repr, descriptions, summaries if summaries.stats else None)
     images = corpus.of_modality("image")
     missing = [u.unit_id for u in images if not descriptions.of(u)] if image_repr.uses_descriptions else []
     info["si_fallback_images"] = len(missing)
@@ -181,14 +194,13 @@ def build_representer(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> tu
     return representer, info
 
 
-def build_index(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> Indexed:
+def build_index(corpus: Corpus, cache: FolderCache, parts: OfflineParts) -> Indexed:
     """Everything the online stage needs: representer, encoder and one index per modality."""
-    representer, info = build_representer(cfg, corpus, cache)
-    encoder = instantiate(cfg.encoder)
+    representer, info = build_representer(corpus, cache, parts)
     started = time.perf_counter()
-    indexes, index_info = build_indexes(corpus, representer, encoder, cache, instantiate(cfg.index))
+    indexes, index_info = build_indexes(corpus, representer, parts.encoder, cache, parts.spec)
     info.update(index_info)
     info["seconds"]["index"] = round(time.perf_counter() - started, 3)
     info["summary_failures"] = info.get("summaries", {}).get("failed", 0)
     info["description_failures"] = info.get("descriptions", {}).get("failed", 0)
-    return Indexed(representer, encoder, indexes, info, representer.descriptions)
+    return Indexed(representer, parts.encoder, indexes, info, representer.descriptions)

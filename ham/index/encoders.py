@@ -69,6 +69,11 @@ class BatchedEncoder:
     show_progress = False
     query_threads: int | None = 1    # torch threads for one query (indexing batches use them all)
     long_text = "truncate"           # or "windows": ham.index.windows
+    max_tokens: int | None = None    # the model's window in tokens, None when not known
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int] | None:
+        """Each text's length in the model's tokens; None for an encoder that cannot count."""
+        return None
 
     @property
     def window_setting(self) -> int | None:

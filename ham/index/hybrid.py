@@ -56,7 +56,7 @@ class Query:
 
 
 @dataclass(slots=True)
-class Scored:
+class ScoredUnit:
     unit_id: str
     score: float
     dense: float
@@ -182,7 +182,7 @@ class HybridIndex:
         return self.sparse.scores(query, len(self))
 
     def search(self, query: Query, k: int | None, fusion=None, pool: int = 100,
-               extra: Sequence[int] = ()) -> list[Scored]:
+               extra: Sequence[int] = ()) -> list[ScoredUnit]:
         """Top ``k`` units for one query under ``fusion`` (default ``HybridFusion()``); ``k=None``
         returns the whole candidate pool, ranked. ``extra`` rows join the pool (structural
         retrieval adds the units of promising sections)."""
@@ -195,7 +195,7 @@ class HybridIndex:
         fused = fusion(scores)
         order = np.lexsort((cand, -fused))[:k]  # ties broken by row (source) order
         picked = scores[:, order].tolist()
-        return list(map(Scored, map(self.unit_ids.__getitem__, cand[order].tolist()), fused[order].tolist(),
+        return list(map(ScoredUnit, map(self.unit_ids.__getitem__, cand[order].tolist()), fused[order].tolist(),
                         picked[0], picked[1]))
 
     def _pool(self, query: Query, depth: int, extra: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:

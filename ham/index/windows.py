@@ -144,11 +144,12 @@ def truncation(contents: Sequence[str], texts: Sequence[str], encoder, plan: Win
     lose first); with a window ``plan``, how many units were windowed, into how many extra
     windows, and a windowed unit counts as cut only if one of its windows' content runs past the
     window. None for an encoder that cannot count tokens."""
-    limit = getattr(encoder, "max_tokens", None)
-    count = getattr(encoder, "count_tokens", None)
-    if not limit or count is None or not texts:
+    limit = encoder.max_tokens
+    if not limit or not texts:
         return None
-    lengths = plan.lengths if plan is not None and plan.lengths is not None else count(list(texts))
+    lengths = plan.lengths if plan is not None and plan.lengths is not None else encoder.count_tokens(list(texts))
+    if lengths is None:
+        return None
     over = [i for i, n in enumerate(lengths) if n > limit]
     windowed = dict(zip(plan.rows, plan.windows)) if plan else {}
     parts = []
@@ -161,7 +162,7 @@ def truncation(contents: Sequence[str], texts: Sequence[str], encoder, plan: Win
             tail = len(texts[i]) - len(ends)
             parts.extend((i, w) for w in split[:-1])
             parts.append((i, split[-1][:len(split[-1]) - tail] if tail else split[-1]))
-    cut = {i for (i, _), n in zip(parts, count([t for _, t in parts]) if parts else []) if n > limit}
+    cut = {i for (i, _), n in zip(parts, encoder.count_tokens([t for _, t in parts]) if parts else []) if n > limit}
     record = {"max_tokens": limit, "strings": len(texts), "over_window": len(over), "content_cut": len(cut)}
     if plan is not None:
         record.update(long_text="windows", windowed=len(plan.rows), extra_windows=plan.extra)

@@ -20,9 +20,10 @@ Rules the builder itself applies
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ham.document import Document, Node
+from ham.ingest.blocks import Block, same_title  # noqa: F401  (re-exported: every reader builds Blocks)
+from ham.ingest.structure import prepare
 from ham.ingest.levels import is_step_title, numbering_depth, numbering_of  # noqa: F401  (re-exported)
 from ham.text import clean_text
 
@@ -40,50 +41,6 @@ def label_of(caption: str) -> str:
     if not m:
         return ""
     return f"{_LABEL_NAMES.get(m.group('kind').lower(), m.group('kind'))} {m.group('n')}"
-
-
-def same_title(a: str, b: str) -> bool:
-    def key(s: str) -> str:
-        return " ".join(clean_text(s).casefold().split()).strip(" .:")
-    return bool(a.strip()) and key(a) == key(b)
-
-
-@dataclass
-class Block:
-    """One unit of source content in reading order.
-
-    kind: ``heading`` (with ``level``; 0 means "infer from numbering"), ``text``, ``image``,
-    ``table``, ``step`` (an ordered-list item of a procedure; its ``text`` is the step body),
-    ``end_steps`` (closes the current run of steps) or ``caption`` (text the source marks as a
-    figure caption, e.g. an HTML ``figcaption``: linked like a "Figure N." text even when it does
-    not start with such a label).
-
-    Evidence formats may add: ``page`` (0-based), ``index`` (the item's index in the source's own
-    list), ``font_size`` (points; a heading's typographic level), ``font`` (the font a
-    heading is set in: a second typographic signal where sizes tie), ``bbox`` (x0, y0, x1, y1 scaled
-    0-1000 on its page), ``furniture`` (the source marks it page header/footer/number: the
-    kind, e.g. "page header"), ``number`` (a step's number in its list), ``rule`` (why a heading
-    has its level; set by ``ham.ingest.levels``), ``footnote`` (a table's or image's notes).
-    """
-
-    kind: str
-    text: str = ""
-    level: int = 0
-    image: str | None = None
-    image_path: str | None = None
-    alt: str = ""
-    caption: str = ""
-    page: int | None = None
-    source: str = ""
-    meta: dict = field(default_factory=dict)   # source facts kept on the node (layout id, bbox, ...)
-    index: int | None = None
-    font_size: float | None = None
-    font: str = ""
-    bbox: tuple | None = None
-    furniture: str = ""
-    number: int | None = None
-    rule: str = ""
-    footnote: str = ""
 
 
 class TreeBuilder:
@@ -245,8 +202,6 @@ def build_document(doc_id: str, title: str, source: str, fmt: str, blocks, repor
     ``authored=False`` says the heading levels come from a parser (MinerU, PDF), not an author."""
     blocks = list(blocks)
     if report is not None:
-        from ham.ingest.structure import prepare
-
         blocks, title, found = prepare(blocks, title, report, path if path is not None else source, authored)
         title_rule = title_rule or found
     if not title and fallback_title:

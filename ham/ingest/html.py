@@ -102,7 +102,7 @@ def placed_blocks(page: Page, depth: int) -> tuple[list[Block], int, int]:
     return blocks, end, level + 1
 
 
-def build_document(root_rel: str, pages: dict[str, Page], children: dict[str, list[str]]) -> Document:
+def site_document(root_rel: str, pages: dict[str, Page], children: dict[str, list[str]]) -> Document:
     root_page = pages[root_rel]
     first_heading = next((b.text for b in root_page.blocks if b.kind == "heading"), "")
     title = root_page.title or first_heading or PurePosixPath(root_rel).stem
@@ -128,4 +128,4 @@ def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]
         if page is not None:
             pages[page.rel] = page
     roots, children = ordered_children(pages)
-    return [build_document(r, pages, children) for r in roots]
+    return [site_document(r, pages, children) for r in roots]

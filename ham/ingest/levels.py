@@ -363,8 +363,3 @@ class LevelResolver:
         if n is None and depth == 1:
             self.after_back_matter = key in BACK_MATTER
         return depth, rule
-
-
-def step_number(title: str) -> int | None:
-    m = _STEP.match(clean_text(title))
-    return int(m.group(1)) if m and m.group(1) else None

@@ -49,23 +49,10 @@ from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.pdf_furniture import (heading_key, is_toc_page, mark_slots, mark_title_heads, opener_label,
                                        opener_title)
 from ham.ingest.pdf_glued import count_glued, spaced_punctuation
-from ham.ingest.pdf_outline import Bookmark, align, read_outline, title_key
+from ham.ingest.pdf_outline import Bookmark, align, pdf_errors, read_outline, title_key  # noqa: F401
 from ham.ingest.pdf_text import Line, page_lines
 from ham.ingest.report import IngestReport
 
-
-def pdf_errors() -> tuple[type[BaseException], ...]:
-    """What pdfminer, pdfplumber and pypdfium2 raise on damaged, truncated or odd files: their
-    own exception bases, plus the value, key, type and struct errors pdfminer lets through
-    when a stream is corrupt, and OSError. Programming errors elsewhere are not caught."""
-    import struct
-
-    import pypdfium2
-    from pdfminer.psexceptions import PSException
-    from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
-
-    return (PSException, PdfminerException, MalformedPDFException, pypdfium2.PdfiumError, ValueError, KeyError,
-            TypeError, IndexError, struct.error, OSError)
 
 SUFFIXES = {".pdf"}
 HEADING_RATIO = 1.15

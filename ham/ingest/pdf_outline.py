@@ -43,12 +43,24 @@ class Bookmark:
     line: Line | None = None
 
 
+def pdf_errors() -> tuple[type[BaseException], ...]:
+    """What pdfminer, pdfplumber and pypdfium2 raise on damaged, truncated or odd files: their
+    own exception bases, plus the value, key, type and struct errors pdfminer lets through
+    when a stream is corrupt, and OSError. Programming errors elsewhere are not caught."""
+    import struct
+
+    import pypdfium2
+    from pdfminer.psexceptions import PSException
+    from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
+
+    return (PSException, PdfminerException, MalformedPDFException, pypdfium2.PdfiumError, ValueError, KeyError,
+            TypeError, IndexError, struct.error, OSError)
+
+
 def read_outline(path: Path) -> tuple[list[Bookmark], str]:
     """The bookmarks of the PDF at ``path`` in order, and a problem ("" when none): an unreadable
     outline is reported and the PDF is read by typography."""
     import pypdfium2
-
-    from ham.ingest.pdf import pdf_errors
 
     try:
         doc = pypdfium2.PdfDocument(str(path))

@@ -32,7 +32,7 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
 
-from ham.ingest.builder import Block, same_title
+from ham.ingest.blocks import Block, same_title
 from ham.ingest.levels import LevelResolver, is_step_title, levels_informative, numbering_of, vocabulary_of
 from ham.text import clean_text, normalise_ws
 

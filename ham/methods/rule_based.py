@@ -22,7 +22,7 @@ from typing import Annotated
 import logging
 import numpy as np
 
-from ham.generate.answer import SLOT_PATTERN
+from ham.answer import SLOT_PATTERN
 from ham.text import _bm25s, split_sentences, tokenize
 from ham.settings import Doc, Model, Range
 from ham.methods.base import Template, Method, Prompt, flat_text_blocks, image_proxy, slots_of

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ham.generate.answer import InterleavedAnswer, context_around
+from ham.answer import InterleavedAnswer, context_around
 from ham.metrics.registry import Case, Resources, metric
 
 DEFAULT_WINDOW = 30

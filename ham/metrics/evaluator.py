@@ -25,7 +25,7 @@ from typing import List, Optional
 
 from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
-from ham.generate.answer import InterleavedAnswer
+from ham.answer import InterleavedAnswer
 from ham.metrics.registry import Case, Metric, Resources, Scored, aggregate, ordered
 from ham.settings import Content, Doc, Model, Range, setting
 
@@ -127,10 +127,15 @@ class Evaluator:
     def _metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
 
-    async def aclose(self) -> None:
+    @property
+    def judge_concurrency(self) -> int:
+        """Judge requests the judge's client keeps in flight (1 without a judge)."""
         judge = self.resources.judge
-        if judge is not None and hasattr(judge, "aclose"):
-            await judge.aclose()
+        return max(1, int(judge.concurrency)) if judge is not None else 1
+
+    async def aclose(self) -> None:
+        if self.resources.judge is not None:
+            await self.resources.judge.aclose()
 
     def score(self, case: Case, judged: dict[str, Scored] | None = None) -> dict:
         """Per-question values. ``judged``: what ``ajudge`` returned for this case (the runner
@@ -201,3 +206,18 @@ class Evaluator:
                 cached[name] += bool(detail.get("cached"))
         return {**judge.info(), "failures": {m: sum(c.values()) for m, c in failures.items()},
                 "failure_reasons": {m: dict(c) for m, c in failures.items()}, "cached": dict(cached)}
+
+
+class FunctionEvaluator:
+    """Scores each question with a plain function ``fn(question, text, images, answer) -> dict``
+    (a notebook's own scorer); no judged metrics."""
+
+    async_judged: list[str] = []
+    judge_concurrency = 1
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def __call__(self, question: Question, text: list[dict], images: list[dict],
+                 answer: InterleavedAnswer | None) -> dict:
+        return self.fn(question, text, images, answer)

@@ -25,13 +25,13 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import SimpleNamespace
 
 from typing import Annotated
 
 from ham.backends.aio import run_sync
 from ham.backends.chat import ChatClient, ChatReply
 from ham.cache import KeyedStore, key_of
+from ham.enrich.calls import TextPrompt
 from ham.generate.cache import WriteBehind
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
 from ham.settings import Doc, Model, Range, Runtime
@@ -80,6 +80,8 @@ class JudgmentCache:
 class HFChat:
     """A local transformers model behind the ``chat(messages) -> ChatReply`` interface."""
 
+    concurrency = 1   # one local model answers one call at a time
+
     def __init__(self, model: Annotated[str, Model(), Doc("smollm2 (bundled), a local folder, or a hub id in "
                                                           "the HF cache")] = "smollm2",
                  max_new_tokens: Annotated[int, Range(1)] = 512,
@@ -92,6 +94,7 @@ class HFChat:
                                      max_prompt_tokens=max_prompt_tokens, device=device, cache_root=cache_root,
                                      truncation_is_failure=False)
         self.model_id = self.generator.model_id   # the weights' content hash
+        self._worker: ThreadPoolExecutor | None = None
 
     def identity(self) -> dict:
         """What besides the messages decides a verdict: the generation settings."""
@@ -99,8 +102,19 @@ class HFChat:
 
     def chat(self, messages: list[dict]) -> ChatReply:
         text = "\n\n".join(m["content"] for m in messages)
-        g = self.generator.generate(SimpleNamespace(text=text))
+        g = self.generator.generate(TextPrompt(text))
         return ChatReply(g.text, g.usage, g.error, g.seconds)
+
+    async def achat(self, messages: list[dict]) -> ChatReply:
+        """``chat`` off the event loop, one call at a time."""
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-judge")
+        return await asyncio.get_running_loop().run_in_executor(self._worker, self.chat, messages)
+
+    async def aclose(self) -> None:
+        if self._worker is not None:
+            self._worker.shutdown(wait=False)
+            self._worker = None
 
 
 class Judge:
@@ -111,16 +125,15 @@ class Judge:
                  prompts: Annotated[dict[str, str], Doc("metric -> versioned prompt file in ham/metrics/prompts/ "
                                                         "(or a path)")] = DEFAULT_PROMPTS,
                  cache_root: Annotated[str | Path, Runtime()] = "outputs/cache") -> None:
-        self.client, self.model = client, client.model_id
+        self.client, self.model, self.concurrency = client, client.model_id, client.concurrency
         self.prompts = {metric: JudgePrompt.load(name) for metric, name in dict(prompts).items()}
         for metric, prompt in self.prompts.items():
             if prompt.metric != metric:
                 raise ValueError(f"judge prompt {prompt.name} is for {prompt.metric!r}, configured for {metric!r}")
         # what besides the messages determines a verdict: server, decoding settings (ChatClient.identity)
-        settings = client.identity() if hasattr(client, "identity") else None
+        settings = client.identity()
         self.caches = {m: JudgmentCache(Path(cache_root), self.model, p.name, settings)
                        for m, p in self.prompts.items()}
-        self._local: ThreadPoolExecutor | None = None
         self._writer = WriteBehind()
         self._inflight: dict[tuple, asyncio.Future] = {}
 
@@ -171,12 +184,7 @@ class Judge:
             del self._inflight[key]
 
     async def _ask(self, metric: str, messages: list[dict], input_hash: str, n_items: int | None) -> Judgment:
-        if hasattr(self.client, "achat"):
-            reply = await self.client.achat(messages)
-        else:   # a local model: one call at a time, off the event loop
-            if self._local is None:
-                self._local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-judge")
-            reply = await asyncio.get_running_loop().run_in_executor(self._local, self.client.chat, messages)
+        reply = await self.client.achat(messages)
         judgment, entry = self._parse(metric, input_hash, reply, n_items)
         if entry is not None:   # written off the event loop
             self._writer.put(self.caches[metric].store, entry["input"], entry)
@@ -184,11 +192,7 @@ class Judge:
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._writer.drain)
-        if hasattr(self.client, "aclose"):
-            await self.client.aclose()
-        if self._local is not None:
-            self._local.shutdown(wait=False)
-            self._local = None
+        await self.client.aclose()
 
     def _parse(self, metric: str, input_hash: str, reply: ChatReply,
                n_items: int | None = None) -> tuple[Judgment, dict | None]:

@@ -11,7 +11,7 @@ in flight at once.
 """
 from __future__ import annotations
 
-from ham.generate.answer import InterleavedAnswer
+from ham.answer import InterleavedAnswer
 from ham.metrics.registry import Case, Resources, Scored, metric
 
 TCR_K = 15   # TCR@15 judges the top 15 retrieved text units as one set

@@ -23,14 +23,14 @@ with image markers removed and one line per text segment (ROUGE-Lsum takes the u
 lines). Answer BERTScore: F1 of the answer's text against the reference's text with the run's
 BERTScore scorer (``metrics.bertscore``, the one Img-CBS uses). For both: a reference without
 text -> None (undefined); a failed generation -> 0; an answer with no text is a failed generation
-(``ham.generate.answer``).
+(``ham.answer``).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Sequence
 
-from ham.generate.answer import InterleavedAnswer
+from ham.answer import InterleavedAnswer
 from ham.metrics.registry import Case, Resources, metric
 
 DELETE, INSERT, SUBSTITUTE, CAP = 3.0, 2.0, 1.0, 3.0

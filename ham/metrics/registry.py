@@ -32,7 +32,7 @@ from functools import cached_property
 from typing import Callable
 
 from ham.datasets.questions import Question
-from ham.generate.answer import InterleavedAnswer, parse_reference
+from ham.answer import InterleavedAnswer, parse_reference
 from ham.metrics.confidence import normal_ci
 
 

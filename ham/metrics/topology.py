@@ -31,7 +31,7 @@ presents evidence: the text and table rows in rank order, then the image rows in
 from __future__ import annotations
 
 from ham.datasets.questions import Question
-from ham.generate.answer import InterleavedAnswer, parse_reference
+from ham.answer import InterleavedAnswer, parse_reference
 from ham.text import split_sentences
 
 

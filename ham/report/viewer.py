@@ -24,7 +24,7 @@ from urllib.parse import quote
 import yaml
 from jinja2 import Environment, PackageLoader
 
-from ham.generate.answer import parse_reference
+from ham.answer import parse_reference
 from ham.metrics.registry import registry
 from ham.run.predictions import read
 

@@ -40,7 +40,7 @@ from typing import Annotated, Callable
 
 import numpy as np
 
-from ham.index.hybrid import HybridIndex, Scored, _minmax
+from ham.index.hybrid import HybridIndex, ScoredUnit, _minmax
 from ham.retrieve.sections import SectionMap
 from ham.settings import Doc, OneOf, Range
 from ham.units import EvidenceUnit
@@ -108,7 +108,7 @@ class TreeAssembly:
         self.parent_chars, self.parents_from, self.parent_depth = parent_chars, parents_from, parent_depth
         self.image_weight = image_weight
 
-    def passages(self, scored: list[Scored], own_units: Callable[[str], list[str]], section_of: Callable[[str], str],
+    def passages(self, scored: list[ScoredUnit], own_units: Callable[[str], list[str]], section_of: Callable[[str], str],
                  ancestors_of: Callable[[str], list[str]], size: Callable[[list[str]], int], budget: int, k: int,
                  rescore: Callable[[str], list[str]], gap: int = 1) -> list[Passage]:
         """Passages from the ranked candidates ``scored`` (steps 1-3 of the module docstring).
@@ -201,15 +201,15 @@ class TreeAssembly:
                 weight[parent] = max(weight.get(parent, 0.0), 0.5 * p.score)
         return weight
 
-    def rank_images(self, scored: list[Scored], section_of: Callable[[str], str], context: dict[str, float],
-                    k: int) -> list[Scored]:
+    def rank_images(self, scored: list[ScoredUnit], section_of: Callable[[str], str], context: dict[str, float],
+                    k: int) -> list[ScoredUnit]:
         if not scored:
             return []
         f = _minmax(np.array([s.score for s in scored]))
         w = self.image_weight
         ranked = [((1 - w) * fi + w * context.get(section_of(s.unit_id), 0.0), i) for i, (fi, s) in enumerate(zip(f.tolist(), scored))]
         ranked.sort(key=lambda t: (-t[0], t[1]))
-        return [Scored(scored[i].unit_id, float(v), scored[i].dense, scored[i].sparse) for v, i in ranked[:k]]
+        return [ScoredUnit(scored[i].unit_id, float(v), scored[i].dense, scored[i].sparse) for v, i in ranked[:k]]
 
 
 def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | None = None) -> EvidenceUnit:
@@ -239,7 +239,7 @@ class BudgetedText:
 
     def retrieve(self, query, text_index: HybridIndex, image_index: HybridIndex | None, tmap: SectionMap,
                  imap: SectionMap | None, units: dict[str, EvidenceUnit], fusion, pool: int, k_t: int, k_v: int):
-        """(text: [(unit, score)], images: [Scored]) for one query."""
+        """(text: [(unit, score)], images: [ScoredUnit]) for one query."""
         scored = text_index.search(query, None, fusion, pool)
         lengths: dict[str, int] = {}
 

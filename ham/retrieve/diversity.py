@@ -24,7 +24,7 @@ from typing import Annotated, Callable
 
 import numpy as np
 
-from ham.index.hybrid import HybridIndex, Scored, _minmax
+from ham.index.hybrid import HybridIndex, ScoredUnit, _minmax
 from ham.retrieve.sections import SectionMaps
 from ham.settings import Doc, Range
 from ham.units import EvidenceUnit
@@ -41,8 +41,8 @@ class SectionCap:
         self.per_section, self.parents, self.parents_from = per_section, parents, parents_from
         self._maps = SectionMaps()
 
-    def select(self, scored: list[Scored], k: int, index: HybridIndex, units: dict[str, EvidenceUnit],
-               rescore: Callable[[list[int]], list[Scored]]) -> list[Scored]:
+    def select(self, scored: list[ScoredUnit], k: int, index: HybridIndex, units: dict[str, EvidenceUnit],
+               rescore: Callable[[list[int]], list[ScoredUnit]]) -> list[ScoredUnit]:
         """The k units to keep from the ranked pool ``scored``; ``rescore(rows)`` ranks the pool
         with those index rows added (how a parent passage outside the pool gets its score)."""
         smap = self._maps.of(index, units)
@@ -61,7 +61,7 @@ class SectionCap:
             taken = self._with_parents(taken, index, smap, rescore, k)
         return taken[:k]
 
-    def _with_parents(self, taken: list[Scored], index, smap, rescore, k) -> list[Scored]:
+    def _with_parents(self, taken: list[ScoredUnit], index, smap, rescore, k) -> list[ScoredUnit]:
         have = {index.row_of[s.unit_id] for s in taken}
         wanted: dict[str, int] = {}     # parent section -> position after which its passage goes
         for pos, s in enumerate(taken[: self.parents_from]):
@@ -101,8 +101,8 @@ class MMR:
             raise ValueError(f"mmr weight must lie in [0, 1], not {weight}")
         self.weight = weight
 
-    def select(self, scored: list[Scored], k: int, index: HybridIndex, units: dict[str, EvidenceUnit],
-               rescore: Callable[[list[int]], list[Scored]]) -> list[Scored]:
+    def select(self, scored: list[ScoredUnit], k: int, index: HybridIndex, units: dict[str, EvidenceUnit],
+               rescore: Callable[[list[int]], list[ScoredUnit]]) -> list[ScoredUnit]:
         if len(scored) <= 1 or k <= 1:
             return scored[:k]
         relevance = _minmax(np.array([s.score for s in scored], dtype=np.float64))

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, List
 
 from ham.index.entities import EntitySettings
-from ham.index.hybrid import Scored
+from ham.index.hybrid import ScoredUnit
 from ham.retrieve.diversity import MMR, SectionCap
 from ham.retrieve.retriever import FUSION, K_T, K_TAB, K_V, POOL, Hit, Retrieved, Retriever
 from ham.retrieve.structural import SectionRanker
@@ -203,7 +203,7 @@ class GraphRetriever(Retriever):
     def retrieve(self, question: str) -> Retrieved:
         query = self.query(question)
         self.stats["queries"] += 1
-        own: dict[str, dict[str, Scored]] = {}
+        own: dict[str, dict[str, ScoredUnit]] = {}
         best: dict[str, tuple[float, dict]] = {}
         for modality in ("text", "image"):
             ranked = self.ranked(modality, query, self.pool)
@@ -265,7 +265,7 @@ class GraphRetriever(Retriever):
             extra = np.clip(np.vstack([dense, sparse]).astype(np.float32), lo, hi)
             fused = self.fusion(np.hstack([have, extra]))[len(pool):]
             for uid, f, d, sp in zip(missing, fused.tolist(), dense.tolist(), sparse.tolist()):
-                own[modality][uid] = Scored(uid, float(f), float(d), float(sp))
+                own[modality][uid] = ScoredUnit(uid, float(f), float(d), float(sp))
             self.stats["scored_outside_pool"] = self.stats.get("scored_outside_pool", 0) + len(missing)
 
     def _budgeted(self, best: dict[str, tuple[float, dict]], own: dict) -> Retrieved:

@@ -21,7 +21,7 @@ from typing import Annotated, Sequence
 
 from ham.backends.local import local_model_id, model_source, torch_device
 from ham.cache import KeyedStore, key_of
-from ham.index.hybrid import Scored
+from ham.index.hybrid import ScoredUnit
 from ham.settings import Doc, Model, Range
 from ham.units import EvidenceUnit
 
@@ -78,7 +78,7 @@ class Reranker:
             store.put(key, {"model": self.model_id, "query": query, "scores": known})
         return [known[k] for k in keys]
 
-    def rerank(self, query: str, scored: list[Scored], units: dict[str, EvidenceUnit]) -> list[Scored]:
+    def rerank(self, query: str, scored: list[ScoredUnit], units: dict[str, EvidenceUnit]) -> list[ScoredUnit]:
         head, tail = scored[: self.top_n], scored[self.top_n:]
         if not head:
             return scored

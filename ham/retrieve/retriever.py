@@ -24,7 +24,7 @@ import logging
 from dataclasses import dataclass
 from typing import Annotated, Sequence
 
-from ham.index.hybrid import DenseOnly, HybridFusion, Query, Scored, SparseOnly
+from ham.index.hybrid import DenseOnly, HybridFusion, Query, ScoredUnit, SparseOnly
 from ham.retrieve.budget import BudgetedText, TextLength, TreeAssembly
 from ham.retrieve.diversity import MMR, SectionCap
 from ham.retrieve.sections import SectionMaps
@@ -117,6 +117,10 @@ class Retriever:
         self.length = TextLength("chars") if budget_unit == "chars" else None   # tokens: ``count_with``
         self._sections = SectionMaps()
 
+    def bind(self, descriptions=None, cache=None) -> None:
+        """The offline stage's image descriptions and the run's cache, for retrievers that read
+        them (``retrieval=graph``); this one reads neither."""
+
     def count_with(self, count_tokens) -> None:
         """Bind the generator's token counter (``Generator.count_tokens``; None when it has no
         tokenizer). ``budget_unit=tokens`` needs one and says so here, before any question."""
@@ -128,7 +132,7 @@ class Retriever:
         lexical = enc.sparse[0] if enc.sparse else None
         return Query(text, enc.dense[0], tokenize([text])[0], lexical)
 
-    def ranked(self, modality: str, query: Query, k: int) -> list[Scored]:
+    def ranked(self, modality: str, query: Query, k: int) -> list[ScoredUnit]:
         index = self.indexes[modality]
         if self.ranker is not None:
             return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool)
@@ -147,7 +151,7 @@ class Retriever:
     def retrieve(self, question: str) -> Retrieved:
         query = self.query(question)
 
-        def hits(ranked: list[Scored]) -> list[Hit]:
+        def hits(ranked: list[ScoredUnit]) -> list[Hit]:
             return [Hit(self.units[s.unit_id], s.score, rank, s.dense, s.sparse) for rank, s in enumerate(ranked, 1)]
 
         if self.budget is not None:
@@ -168,7 +172,7 @@ class Retriever:
         return Retrieved(text=[Hit(unit, score, rank) for rank, (unit, score) in enumerate(text, 1)],
                          images=hits(images))
 
-    def text_ranked(self, query: Query) -> list[Scored]:
+    def text_ranked(self, query: Query) -> list[ScoredUnit]:
         """The text list under the table rule (module docstring)."""
         if self.k_tab is None:
             return self.ranked("text", query, self.k_t)

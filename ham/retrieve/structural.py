@@ -25,7 +25,7 @@ from typing import Annotated, Sequence
 
 import numpy as np
 
-from ham.index.hybrid import HybridIndex, Query, Scored, _minmax
+from ham.index.hybrid import HybridIndex, Query, ScoredUnit, _minmax
 from ham.retrieve.sections import SectionMap, SectionMaps
 from ham.settings import Doc, OneOf, Range
 from ham.units import EvidenceUnit
@@ -65,7 +65,7 @@ class SectionRanker:
                 for sec, fs in by_section.items()}
 
     def rank(self, index: HybridIndex, query: Query, k: int, units: dict[str, EvidenceUnit],
-             fusion=None, pool: int = 100) -> list[Scored]:
+             fusion=None, pool: int = 100) -> list[ScoredUnit]:
         if len(index) == 0 or k <= 0:
             return []
         smap = self._map(index, units)
@@ -78,8 +78,8 @@ class SectionRanker:
             scored = index.search(query, None, fusion, pool, extra=extra)
         return self.group(scored, smap, index, units)[:k]
 
-    def group(self, scored: list[Scored], smap: SectionMap, index: HybridIndex,
-              units: dict[str, EvidenceUnit]) -> list[Scored]:
+    def group(self, scored: list[ScoredUnit], smap: SectionMap, index: HybridIndex,
+              units: dict[str, EvidenceUnit]) -> list[ScoredUnit]:
         """Reorder one query's scored candidates into section groups (steps 2 and 4 above)."""
         own = _minmax(np.array([s.score for s in scored], dtype=np.float64))
         sections = [smap.section_of[index.row_of[s.unit_id]] for s in scored]
@@ -114,4 +114,4 @@ class SectionRanker:
         taken = set(out)
         out += [i for _, i in ranking if i not in taken]
         new_score = {i: s for s, i in ranking}
-        return [Scored(scored[i].unit_id, float(new_score[i]), scored[i].dense, scored[i].sparse) for i in out]
+        return [ScoredUnit(scored[i].unit_id, float(new_score[i]), scored[i].dense, scored[i].sparse) for i in out]

@@ -84,7 +84,7 @@ def classes(cfg) -> dict[str, str]:
             else:
                 out[full] = kind or "hash"
     from ham.conf.schema import declared_block
-    from ham.run.settings import Root
+    from ham.conf.root import Root
 
     walk(node, "", Root, None)
     return out
@@ -173,7 +173,7 @@ def why_excluded(key: str, cfg) -> str | None:
     """Why ``key`` is left out of the run id (its declaration's NotResult, or the pattern), or None."""
     from ham.conf.check import settings_here
     from ham.conf.schema import declared_block
-    from ham.run.settings import Root
+    from ham.conf.root import Root
 
     node = cfg if isinstance(cfg, DictConfig) else OmegaConf.create(cfg)
     parts = key.split(".")

@@ -29,13 +29,11 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import sys
 import time
 from pathlib import Path
 from typing import Callable
 
-from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from ham.datasets.questions import Question
@@ -47,7 +45,8 @@ from ham.paths import resolve_path
 from ham.run import grid
 from ham.run.grid import enrichment_redo, is_finished, safe_name
 from ham.run.identity import identity, run_id as identity_run_id
-from ham.run.pipeline import Pipeline, build_pipeline
+from ham.run.build import build_pipeline, load_dataset_questions
+from ham.run.pipeline import Pipeline
 from ham.run.provenance import git_state, package_versions
 from ham.run.runner import answer_all
 from ham.run.tracking import redact
@@ -55,25 +54,9 @@ from ham.run.tracking import redact
 log = logging.getLogger("ham.run")
 
 
-def run_id(cfg: DictConfig) -> str:
+def configured_run_id(cfg: DictConfig) -> str:
     """The run's id: a short hash of what changes its results (``ham.run.identity``)."""
     return identity_run_id(cfg, resolve_path(cfg.paths.cache_root, must_exist=False))
-
-
-def load_dataset_questions(cfg: DictConfig) -> tuple[list[Question], list[str]]:
-    if cfg.dataset.questions is None:
-        raise ValueError(f"dataset {cfg.dataset.name}: no questions file (dataset.questions=FILE); "
-                         "to ask one question use ham-ask")
-    questions, problems = instantiate(cfg.dataset.reader).read(resolve_path(cfg.dataset.questions))
-    if cfg.dataset.sample:
-        # a fixed random subset, as the paper samples 500 Recipe questions with seed 36
-        seed = cfg.dataset.sample_seed if cfg.dataset.sample_seed is not None else cfg.seed
-        rng = random.Random(int(seed))
-        keep = set(rng.sample(range(len(questions)), min(int(cfg.dataset.sample), len(questions))))
-        questions = [q for i, q in enumerate(questions) if i in keep]
-    if cfg.limit is not None:
-        questions = questions[: int(cfg.limit)]
-    return questions, problems
 
 
 def hydra_runtime(cfg: DictConfig) -> tuple[dict, list[str]]:
@@ -96,7 +79,7 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] = build_pipelin
     """Run one config end to end and return its output folder. ``build`` makes the pipeline
     (tests pass their own components through it)."""
     started = time.time()
-    rid = run_id(cfg)
+    rid = configured_run_id(cfg)
     out_root = resolve_path(cfg.paths.output_root, must_exist=False)
     out_dir = out_root / "runs" / safe_name(cfg.name) / rid
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -166,13 +149,12 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
         print("previous launch: " + ", ".join(f"{n} {k} calls failed" for k, n in retried.items()) +
               "; asked again: " + ", ".join(f"{now[k]} {k} still failing" for k in retried) +
               " (rows answered under an index that has since changed are answered again)", file=sys.stderr)
-    encoder = getattr(pipeline.retriever, "encoder", None)
     run_info = {"run_id": rid, "name": cfg.name, "grid": choices.get("grid"), "choices": choices,
                 # the record the id hashes, secret-looking keys redacted as in config.yaml
                 "identity": redact(identity(cfg, resolve_path(cfg.paths.cache_root, must_exist=False))),
                 "corpus_root": str(corpus.root) if corpus is not None else None,
                 "corpus_hash": corpus.content_hash if corpus is not None else None, "index": info,
-                "slurm": grid.slurm_ids(), "encoder": getattr(encoder, "model_id", None),
+                "slurm": grid.slurm_ids(), "encoder": info.get("encoder"),
                 "generator": pipeline.generator.model_id, "git": git_state(), "versions": package_versions(),
                 "question_problems": question_problems,
                 "ingest": {k: v for k, v in corpus.report.items() if k != "summary"} if corpus is not None else {}}
@@ -198,7 +180,7 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
                "summary_failures": info.get("summary_failures", 0),
                "description_failures": info.get("description_failures", 0),
                "enrichment": enrichment_record(info),
-               "cost": cost_summary(rows, cfg.cost, getattr(pipeline.generator, "pricing", None)),
+               "cost": cost_summary(rows, cfg.cost, pipeline.generator.pricing),
                "prompt_length": length_summary(rows),
                "seconds": round(time.time() - started, 2)}
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))

@@ -1,12 +1,12 @@
 """The online pipeline for one question: retrieve -> assemble -> generate -> parse -> score.
 
 ``Pipeline`` takes its components (retriever, assembler, generator, evaluator) as arguments, so a
-test or a notebook swaps one by passing it. ``build_pipeline(cfg)`` is the one function that
-builds them from a config: it ingests the corpus, builds (or reuses) summaries, descriptions,
-embeddings and indexes from the cache, and instantiates each group.
+test or a notebook swaps one by passing it. ``ham.run.build.build_pipeline(cfg)`` builds them
+from a config: it ingests the corpus, builds (or reuses) summaries, descriptions, embeddings and
+indexes from the cache, and instantiates each group.
 
-    from ham import Pipeline, compose
-    pipeline = Pipeline.from_config(compose(["dataset=custom", "dataset.path=manuals/"]))
+    from ham import build_pipeline, compose
+    pipeline = build_pipeline(compose(["dataset=custom", "dataset.path=manuals/"]))
     row = pipeline.ask("How do I reconcile an account?")   # the same row a run writes
 
 A row (a line of ``predictions.jsonl``) carries the question and its golds, the retrieved text
@@ -18,13 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from omegaconf import DictConfig
-
 from ham.datasets.questions import Question
-from ham.generate.answer import AnswerFailure, parse_generated
+from ham.answer import AnswerFailure, parse_generated
 from ham.generate.base import Generation
 from ham.methods.base import Prompt, prompt_length
+from ham.ingest.corpus import Corpus
+from ham.protocols import Assembler, Evaluator, Generator, Retriever
 from ham.retrieve.retriever import Retrieved
+from ham.run.runner import answer_rows
 
 
 @dataclass
@@ -43,16 +44,12 @@ def gold_of(question: Question) -> dict:
 
 @dataclass
 class Pipeline:
-    retriever: object
-    assembler: object
-    generator: object
-    evaluator: object | None = None
-    corpus: object | None = None                 # the ingested corpus, when built from a config
+    retriever: Retriever
+    assembler: Assembler
+    generator: Generator
+    evaluator: Evaluator | None = None
+    corpus: Corpus | None = None                 # the ingested corpus, when built from a config
     info: dict = field(default_factory=dict)     # offline-stage record (index keys, call stats)
-
-    @classmethod
-    def from_config(cls, cfg: DictConfig) -> "Pipeline":
-        return build_pipeline(cfg)
 
     def resolve_evidence(self, questions: Sequence[Question]):
         """Map the questions' gold evidence to this corpus's unit ids once per run, before any
@@ -71,6 +68,13 @@ class Pipeline:
 
     def finish(self, item: Assembled, generation: Generation) -> dict:
         """The prediction row of one generation (parse, post-process, score)."""
+        row, scored = self.unscored(item, generation)
+        row["metrics"] = self.evaluator(*scored) if self.evaluator else {}
+        return row
+
+    def unscored(self, item: Assembled, generation: Generation) -> tuple[dict, tuple]:
+        """The row without its metrics, and what scoring it takes: (question, the text and image
+        rows the generator saw, the parsed answer or None)."""
         prompt, answer, failure, final = item.prompt, None, None, None
         if generation.error:
             failure = {"reason": generation.failure_reason, "detail": generation.error}
@@ -84,7 +88,7 @@ class Pipeline:
         images = [h.to_row() for h in item.retrieved.images]
         row = {"id": item.question.id, "question": item.question.question, "gold": gold_of(item.question),
                "retrieved_text": text, "retrieved_images": images, "prompt": prompt.to_dict(),
-               "prompt_length": prompt_length(prompt, getattr(self.generator, "count_tokens", None)),
+               "prompt_length": prompt_length(prompt, self.generator.count_tokens),
                "raw_answer": generation.text}
         if final is not None and final != generation.text:
             row["postprocessed_answer"] = final   # rule_based: the reply with images inserted
@@ -94,63 +98,15 @@ class Pipeline:
                     "generation": {"model": generation.model, "usage": generation.usage,
                                    "seconds": round(generation.seconds, 3), "finish_reason": generation.finish_reason,
                                    "attempts": generation.attempts, "cached": generation.cached},
-                    "metrics": self.evaluator(item.question, seen_text, seen_images, answer) if self.evaluator else {}})
-        return row
+                    "metrics": {}})
+        return row, (item.question, seen_text, seen_images, answer)
 
     def answer(self, questions: Sequence[Question]) -> list[dict]:
-        """Rows for ``questions``, generated in one batch (no files written; ``ham.run.runner``
-        answers a dataset resumably)."""
-        items = [self.assemble(q) for q in questions]
-        generate = getattr(self.generator, "generate_batch", None)
-        generations = generate([i.prompt for i in items]) if generate else [self.generator.generate(i.prompt)
-                                                                              for i in items]
-        return [self.finish(i, g) for i, g in zip(items, generations)]
+        """Rows for ``questions`` through the runner's one answer loop (``ham.run.runner.answer_rows``),
+        no file written; ``ham.run.runner.answer_all`` answers a dataset resumably."""
+        return answer_rows(list(questions), self)
 
     def ask(self, question: str | Question) -> dict:
         """One question, answered: its prediction row."""
         q = question if isinstance(question, Question) else Question(id="ask", question=str(question))
         return self.answer([q])[0]
-
-
-def bind_token_counter(retriever, generator) -> None:
-    """``retrieval.budget_unit=tokens`` counts with the generator's tokenizer: bind it, or None when
-    the generator knows none (its ``count_tokens`` is missing or answers None), which the retriever
-    then refuses."""
-    count = getattr(generator, "count_tokens", None)
-    if hasattr(retriever, "count_with"):
-        retriever.count_with(count if count is not None and count("a") is not None else None)
-
-
-def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
-    """Every component of a run from its config, the offline stage cached (``ham.index.build``)."""
-    from hydra.utils import instantiate
-
-    from ham.backends.local import seed_everything
-    from ham.cache import FolderCache
-    from ham.conf import instantiate_optional
-    from ham.generate.cache import with_generation_cache
-    from ham.index.build import build_index
-    from ham.ingest.corpus import load_corpus
-    from ham.metrics.evaluator import Evaluator
-    from ham.paths import resolve_path
-
-    seed_everything(int(cfg.seed))
-    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
-    indexed = build_index(cfg, corpus, cache)
-    # runtime objects go to the partial, not through instantiate (which would turn them into configs)
-    retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
-                                                           encoder=indexed.encoder,
-                                                           reranker=instantiate_optional(cfg.reranker))
-    bind = getattr(retriever, "bind", None)   # retrieval=graph: image descriptions and the cache for its entity links
-    if bind is not None:
-        bind(descriptions=indexed.descriptions, cache=cache)
-    assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
-                                                        corpus_root=corpus.root)
-    generator = with_generation_cache(instantiate(cfg.generator), cache.root)
-    bind_token_counter(retriever, generator)
-    evaluator = None
-    if with_evaluator:
-        judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))
-        evaluator = Evaluator.from_config(cfg.metrics, judge=judge, encoder=indexed.encoder)
-    return Pipeline(retriever, assembler, generator, evaluator, corpus, indexed.info)

@@ -27,10 +27,6 @@ class Predictions:
     problems: list[str] = field(default_factory=list)     # malformed lines, "path:line: problem"
     torn: bool = False                                    # the last line was cut off by a kill
 
-    @property
-    def needs_rewrite(self) -> bool:
-        return bool(self.superseded or self.problems)
-
 
 def read(path: Path, repair: bool = False) -> Predictions:
     out = Predictions()

@@ -30,19 +30,21 @@ import json
 import logging
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
 from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
-from ham.generate.answer import InterleavedAnswer
 from ham.generate.base import RETRYABLE_FAILURES
 from ham.generate.cache import CachedGenerator
+from ham.metrics.registry import Case
 from ham.run.grid import redo_reason
-from ham.run.pipeline import Pipeline
 from ham.run.predictions import read_predictions, rewrite
+
+if TYPE_CHECKING:   # the pipeline calls this module (Pipeline.answer): no import back at run time
+    from ham.run.pipeline import Pipeline
 
 log = logging.getLogger("ham.run.runner")
 
@@ -78,6 +80,19 @@ class PredictionLog:
         self.fh.close()
 
 
+class MemoryLog:
+    """The rows of an in-memory answer (``Pipeline.answer``): the runner's loop, no file."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict] = {}
+
+    def write(self, row: dict) -> None:
+        self.rows[row["id"]] = row
+
+    def close(self) -> None:
+        pass
+
+
 class Stages:
     """What follows generation for one question: the row (parse, post-process), its scores and
     what it was answered with. With a judge, the row is built without scores, the judge is asked
@@ -86,24 +101,19 @@ class Stages:
     def __init__(self, pipeline: Pipeline, index: dict | None) -> None:
         self.pipeline, self.index = pipeline, index
         self.evaluator = pipeline.evaluator
-        self.judging = bool(self.evaluator is not None and getattr(self.evaluator, "async_judged", None))
-        self.bare = replace(pipeline, evaluator=None) if self.judging else pipeline
+        self.judging = bool(self.evaluator is not None and self.evaluator.async_judged)
 
     def finish(self, item, generation) -> tuple[dict, object]:
         """(row, the case to judge or None)."""
-        row = self.bare.finish(item, generation)
+        if self.judging:
+            row, scored = self.pipeline.unscored(item, generation)
+            case = Case(*scored)
+        else:
+            row, case = self.pipeline.finish(item, generation), None
         if self.index:
             row["index"] = self.index
         if generation.served_model:
             row["generation"]["served_model"] = generation.served_model
-        if not self.judging:
-            return row, None
-        from ham.metrics.registry import Case
-
-        answer = InterleavedAnswer.from_dict(row["answer"]) if row["answer"] else None
-        retrieved = item.prompt.retrieved
-        case = Case(item.question, [h.to_row() for h in retrieved.text], [h.to_row() for h in retrieved.images],
-                    answer)
         return row, case
 
     def score(self, row: dict, case, verdicts: dict) -> dict:
@@ -118,13 +128,12 @@ class Stages:
 def _generate_batch(generator, prompts: list, fresh: list[bool]) -> list:
     if isinstance(generator, CachedGenerator):
         return generator.generate_batch(prompts, fresh)
-    batch = getattr(generator, "generate_batch", None)
-    return batch(prompts) if batch else [generator.generate(p) for p in prompts]
+    return generator.generate_batch(prompts)   # no cache: every prompt is asked anyway
 
 
 def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, log_: PredictionLog,
                     fresh: frozenset) -> None:
-    size = max(1, int(getattr(pipeline.generator, "batch_size", 1)))
+    size = max(1, int(pipeline.generator.batch_size))
     generator = pipeline.generator
     for start in range(0, len(todo), size):
         items = [pipeline.assemble(q) for q in todo[start:start + size]]
@@ -145,10 +154,8 @@ def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, lo
 async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages: Stages,
                                log_: PredictionLog, fresh: frozenset) -> None:
     generator = pipeline.generator
-    gate = asyncio.Semaphore(2 * max(1, int(getattr(generator, "batch_size", 1))))
-    judge_client = getattr(getattr(stages.evaluator, "resources", None), "judge", None)
-    judge_width = int(getattr(getattr(judge_client, "client", None), "concurrency", 16) or 16)
-    judge_gate = asyncio.Semaphore(2 * max(1, judge_width))
+    gate = asyncio.Semaphore(2 * max(1, int(generator.batch_size)))
+    judge_gate = asyncio.Semaphore(2 * (stages.evaluator.judge_concurrency if stages.judging else 1))
     cpu = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-stages")
     loop = asyncio.get_running_loop()
     if stages.judging:
@@ -190,8 +197,7 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
         cpu.shutdown(wait=False, cancel_futures=True)
         if stages.judging:
             stages.evaluator.bind_cpu(None)
-        if hasattr(generator, "aclose"):
-            await generator.aclose()
+        await generator.aclose()
         await stages.aclose()
 
 
@@ -217,13 +223,29 @@ def answer_all(questions: list[Question], pred_path: Path, pipeline: Pipeline, d
     stages = Stages(pipeline, index)
     fresh = frozenset(fresh) | frozenset(redo)
     try:
-        if getattr(pipeline.generator, "is_async", False):
-            run_sync(lambda: _answer_concurrently(todo, pipeline, stages, log_, fresh))
-        else:
-            _answer_batched(todo, pipeline, stages, log_, fresh)
+        _answer(todo, pipeline, stages, log_, fresh)
     finally:
         log_.close()
         done.update(log_.rows)
     if superseded or (redo & set(log_.rows)):
         rewrite(pred_path, list(done.values()))
     return [done[q.id] for q in questions if q.id in done]
+
+
+def _answer(todo: list[Question], pipeline: Pipeline, stages: Stages, log_, fresh: frozenset) -> None:
+    """The one answer loop: remote generators concurrently, local ones in batches."""
+    if pipeline.generator.is_async:
+        run_sync(lambda: _answer_concurrently(todo, pipeline, stages, log_, fresh))
+    else:
+        _answer_batched(todo, pipeline, stages, log_, fresh)
+
+
+def answer_rows(questions: list[Question], pipeline: Pipeline) -> list[dict]:
+    """Rows for ``questions`` through the runner's loop, in question order, nothing written
+    (``Pipeline.answer``, ``ham-ask``); ids must be distinct."""
+    ids = [q.id for q in questions]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"questions answered together need distinct ids: {sorted(i for i in set(ids) if ids.count(i) > 1)}")
+    log_ = MemoryLog()
+    _answer(list(questions), pipeline, Stages(pipeline, None), log_, frozenset())
+    return [log_.rows[i] for i in ids]

@@ -153,14 +153,12 @@ def to_question(c: Candidate, units: dict[str, EvidenceUnit], build: dict) -> Qu
 def _retriever(cfg: DictConfig, corpus, cache):
     """The text-only top-k retrieval of the ``text_top_k`` check: the run's hybrid text ranking,
     tables and figures left out."""
-    from hydra.utils import instantiate
-
-    from ham.index.build import build_index
     from ham.retrieve.retriever import Retriever
+    from ham.run.build import build_offline, configured_fusion
 
-    indexed = build_index(cfg, corpus, cache)
-    fusion = instantiate(cfg.retrieval.fusion) if cfg.retrieval.get("fusion") else None
-    plain = Retriever(corpus, indexed.indexes, indexed.encoder, pool=int(cfg.retrieval.pool), fusion=fusion)
+    indexed = build_offline(cfg, corpus, cache)
+    plain = Retriever(corpus, indexed.indexes, indexed.encoder, pool=int(cfg.retrieval.pool),
+                      fusion=configured_fusion(cfg))
 
     def retrieve_text(question: str, k: int) -> list[str]:
         ranked = plain.ranked("text", plain.query(question), max(int(cfg.retrieval.pool), k))
@@ -172,24 +170,19 @@ def _retriever(cfg: DictConfig, corpus, cache):
 def build(cfg: DictConfig) -> Path:
     """Build the benchmark of ``cfg`` (the ``topo`` group with the run's dataset, units, describer,
     encoder, retrieval and generator) and return its output folder."""
-    from hydra.utils import instantiate
-
     from ham.backends.local import seed_everything
-    from ham.cache import FolderCache
     from ham.conf import plain
     from ham.datasets.evidence import resolve_evidence
-    from ham.generate.cache import with_generation_cache
-    from ham.ingest.corpus import load_corpus
     from ham.paths import resolve_path
+    from ham.run.build import configured_cache, configured_generator, load_configured_corpus
 
     started = time.time()
     t = cfg.topo
     seed_everything(int(cfg.seed))
-    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
+    cache = configured_cache(cfg)
+    corpus = load_configured_corpus(cfg, cache)
     units = corpus.by_id
-    calls = ModelCalls(with_generation_cache(instantiate(cfg.generator), cache.root), batch=int(t.batch),
-                       progress=bool(cfg.progress))
+    calls = ModelCalls(configured_generator(cfg, cache), batch=int(t.batch), progress=bool(cfg.progress))
     prompts = {k: TaskPrompt.load(v) for k, v in t.prompts.items()}
     retrieve_text, descriptions = _retriever(cfg, corpus, cache)
 

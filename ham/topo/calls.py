@@ -81,8 +81,7 @@ class TaskStats:
 
 class ModelCalls:
     def __init__(self, generator, batch: int = 64, progress: bool = False) -> None:
-        if getattr(generator, "inner", generator).__class__.__name__ == "ExtractiveGenerator" or \
-                str(getattr(generator, "model_id", "")).startswith("extractive"):
+        if generator.model_id.startswith("extractive"):
             raise ValueError("ham-topo needs a language model to write and check questions: "
                              "generator=openai generator.client.model=NAME (any OpenAI-compatible server) or "
                              "generator=smollm2 / generator=hf generator.model=FOLDER")
@@ -96,7 +95,7 @@ class ModelCalls:
 
     @property
     def model_name(self) -> str:
-        return getattr(self.generator, "model_name", "") or self.generator.model_id
+        return self.generator.model_name or self.generator.model_id
 
     def ask(self, prompt: TaskPrompt, items: Sequence[dict], n_of=None, what: str | None = None) -> list[Reply]:
         """One reply per item (``items``: the prompt's fields); ``n_of(item)`` gives the number of

@@ -7,9 +7,9 @@ import json
 import pytest
 from PIL import Image
 
-from analysis.collect import CollectionError, collect, runs_table
-from analysis.tables import paired_table, table3
-from analysis.topology_paired import topology_paired
+from ham_analysis.collect import CollectionError, collect, runs_table
+from ham_analysis.tables import paired_table, table3
+from ham_analysis.topology_paired import topology_paired
 from tests.analysis.grid_fixture import GOLD, config, make_corpus, prediction, write_run
 
 

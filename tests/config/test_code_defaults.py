@@ -1,84 +1,82 @@
-"""The Python API and the CLI agree: every value a base option file (one that names its own
-``_target_``) sets equals the code default of that parameter, so a component built by hand with its
-defaults behaves as the one ``ham`` builds from the option (issue: summariser max_words 60 in code,
-40 in the YAML; HF generator 256 new tokens in code, 1024 in the option file). Options built on
-another option (``gpt4o``: ``defaults: [openai]``, max_tokens 4000) are variants on purpose."""
+"""Option files say only what differs from the code defaults, and everything they leave out is the
+code default: so a component built by hand with its defaults behaves as the one ``ham`` builds
+from the option (the issue before declarations were derived: summariser max_words 60 in code, 40
+in the YAML; HF generator 256 new tokens in code, 1024 in the option file)."""
 from __future__ import annotations
 
-import importlib
-import inspect
+import dataclasses
 
 import pytest
 import yaml
+from omegaconf import OmegaConf
 
-from ham.conf import CONF_DIR
-
-# one mapping parameter whose keys are read inside the class (issue 19 makes it a typed config)
-NESTED = {("ham.retrieve.graph.GraphRetriever", "graph")}
-
-
-def _target(path: str):
-    module, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+from ham.conf import compose, option_files
+from ham.conf.schema import COMPONENTS, load
+from ham.settings import settings_of
 
 
-def _parameter(cls, name: str):
-    """The parameter ``name`` of ``cls`` or, through ``**kwargs``, of the class it passes them to."""
-    for klass in cls.__mro__:
-        if "__init__" not in vars(klass):
+def _class(group: str, name: str):
+    return load(next(p for p in COMPONENTS[group] if p.rpartition(".")[2] == name))
+
+
+def _schemas(raw: dict) -> dict[str, type]:
+    """Key prefix -> the class a ``/schema/<group>/<Class>@<package>`` defaults entry names."""
+    found = {}
+    for entry in raw.get("defaults") or []:
+        if isinstance(entry, str) and entry.startswith("/schema/"):
+            path, _, package = entry[len("/schema/"):].partition("@")
+            group, _, name = path.partition("/")
+            if name != "Nothing":
+                found["" if package in ("", "_here_") else package + "."] = _class(group, name)
+    return found
+
+
+def _flat(data, prefix=""):
+    for key, value in (data or {}).items():
+        if key == "defaults":
             continue
-        params = inspect.signature(klass.__init__).parameters
-        if name in params:
-            return params[name]
-        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            return None
-    return None
+        if isinstance(value, dict) and value:
+            yield from _flat(value, f"{prefix}{key}.")
+        yield f"{prefix}{key}", value
 
 
-def _nodes(data, prefix=""):
-    if isinstance(data, dict):
-        if data.get("_target_"):
-            yield prefix, data
-        for key, value in data.items():
-            yield from _nodes(value, f"{prefix}{key}.")
+NEEDS = {("dataset", "custom"): ["dataset.path=manuals"], ("dataset", "mramg"): ["dataset.path=mramg"]}   # an option whose required settings the user gives
+OPTIONS = [(g, o, f) for g, o, f in option_files() if _schemas(yaml.safe_load(f.read_text()) or {})]
 
 
-def _same(code, option) -> bool:
-    if isinstance(code, (list, tuple)) and isinstance(option, (list, tuple)):
-        return list(code) == list(option)
-    if code is None and option == {}:
-        return True   # an empty mapping, written {} in YAML
-    return code == option
+@pytest.mark.parametrize("group,option,path", OPTIONS, ids=[f"{g}/{o}" for g, o, _ in OPTIONS])
+def test_option_files_set_only_what_differs_from_the_code(group, option, path):
+    raw = yaml.safe_load(path.read_text()) or {}
+    schemas = _schemas(raw)
+    restated = []
+    for key, value in _flat(raw):
+        prefix, _, name = key.rpartition(".")
+        cls = schemas.get(prefix + "." if prefix else "")
+        if cls is None or isinstance(value, dict) or (isinstance(value, str) and "${" in value):
+            continue   # a nested block without its own schema, or a value taken from the run (seed, cache root)
+        setting = settings_of(cls).get(name)
+        assert setting is not None, f"{path}: {key} is not a setting of {cls.__qualname__}"
+        if not setting.required and setting.default == value:
+            restated.append(f"{key}={value!r}")
+    assert not restated, f"{path} restates code defaults (delete them): {', '.join(restated)}"
 
 
-def _own_target(path) -> bool:
-    return "_target_" in (yaml.safe_load(path.read_text()) or {})
-
-
-BASE_OPTIONS = sorted(p for p in CONF_DIR.glob("*/*.yaml") if p.parent.name not in ("experiment", "grid", "local")
-                      and (_own_target(p) or p.parent.name == "judge"))
-
-
-@pytest.mark.parametrize("path", BASE_OPTIONS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_base_option_files_set_only_the_code_defaults(path):
-    """The option as composed (its own defaults list included: hf_vlm builds on hf) against the
-    signature of the class it names."""
-    from omegaconf import OmegaConf
-
-    from ham.conf import compose
-
-    group = path.parent.name
-    node = OmegaConf.to_container(compose([f"{group}={path.stem}"], return_hydra_config=False)[group], resolve=False)
-    wrong = []
-    for prefix, sub in _nodes(node):
-        cls = _target(sub["_target_"])
-        for key, value in sub.items():
-            if key in ("_target_", "defaults") or (isinstance(value, dict) and "_target_" in value):
+@pytest.mark.parametrize("group,option,path", [o for o in OPTIONS if o[0] not in ("experiment", "grid")],
+                         ids=[f"{g}/{o}" for g, o, _ in OPTIONS if g not in ("experiment", "grid")])
+def test_what_an_option_leaves_out_is_the_code_default(group, option, path):
+    raw = yaml.safe_load(path.read_text()) or {}
+    set_here = {key for key, _ in _flat(raw)}
+    node = OmegaConf.to_container(compose([f"{group}={option}", *NEEDS.get((group, option), [])], return_hydra_config=False)[group], resolve=False)
+    for prefix, cls in _schemas(raw).items():
+        sub = node
+        for part in filter(None, prefix.split(".")):
+            sub = sub[part]
+        for name, setting in settings_of(cls).items():
+            if f"{prefix}{name}" in set_here or setting.required or isinstance(sub.get(name), dict):
                 continue
-            if (sub["_target_"], key) in NESTED or (isinstance(value, str) and ("${" in value or value == "???")):
-                continue   # interpolated from the run (seed, cache root), or required: not a default
-            param = _parameter(cls, key)
-            assert param is not None, f"{path.name}: {prefix}{key} is not a parameter of {cls.__qualname__}"
-            if param.default is not inspect.Parameter.empty and not _same(param.default, value):
-                wrong.append(f"{prefix}{key}: option {value!r}, code {param.default!r}")
-    assert not wrong, f"{group}/{path.name} differs from the code defaults: " + "; ".join(wrong)
+            default = setting.default
+            if dataclasses.is_dataclass(default):
+                default = dataclasses.asdict(default)
+            value = sub[name]
+            assert value == (list(default) if isinstance(default, tuple) else default), \
+                f"{group}={option}: {prefix}{name} is {value!r}, the code says {default!r}"

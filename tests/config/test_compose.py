@@ -10,13 +10,12 @@ from hydra.utils import get_class
 from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
-from ham.conf import CONF_DIR, ConfigError, compose
-from ham.run.job import run_id
+from ham.conf import EXPERIMENTS_DIR, SITE_CONF_DIR, option_files, ConfigError, compose
+from ham.run.job import configured_run_id as run_id
 
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
             "mramg": ["dataset.path=/data/mramg"]}
-GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("local", "hydra", "__pycache__"))
-OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF_DIR / g).glob("*.yaml"))]
+OPTIONS = [(group, option) for group, option, _ in option_files()]
 # keyword arguments a run passes when it instantiates a group (not config keys)
 RUNTIME = {"retrieval": {"corpus", "indexes", "encoder"}, "method": {"descriptions", "encoder", "corpus_root"},
            "judge": {"cache_root"}}
@@ -95,7 +94,7 @@ def test_retrieval_variants_inherit_budgets_and_choose_fusion_by_target():
     assert cfg.retrieval.fusion._target_.endswith("DenseOnly") and cfg.retrieval.k_t == 15 and cfg.retrieval.k_v == 3
 
 
-@pytest.mark.parametrize("launcher", sorted(p.stem for p in (CONF_DIR / "hydra" / "launcher").glob("*.yaml")))
+@pytest.mark.parametrize("launcher", sorted(p.stem for p in (SITE_CONF_DIR / "hydra" / "launcher").glob("*.yaml")))
 def test_launchers_compose_with_site_values_from_the_environment(launcher, monkeypatch):
     monkeypatch.setenv("HAM_SLURM_PARTITION", "gpu-a100")
     monkeypatch.setenv("HAM_SLURM_MEM_GB", "96")
@@ -107,12 +106,12 @@ def test_launchers_compose_with_site_values_from_the_environment(launcher, monke
         assert cfg.hydra.launcher.additional_parameters.requeue is True
 
 
-GRIDS = sorted(f.stem for f in (CONF_DIR / "grid").glob("*.yaml"))
+GRIDS = sorted(f.stem for f in (EXPERIMENTS_DIR / "grid").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("grid", GRIDS)
 def test_grid_files_name_their_launch_command_and_every_swept_value_composes(grid):
-    text = (CONF_DIR / "grid" / f"{grid}.yaml").read_text()
+    text = (EXPERIMENTS_DIR / "grid" / f"{grid}.yaml").read_text()
     assert text.startswith("# @package _global_") and f"grid={grid}" in text.split("\n\n")[0]
     cfg = _compose([f"grid={grid}"], hydra=True)
     assert cfg.hydra.runtime.choices.grid == grid
@@ -128,7 +127,7 @@ def test_grid_files_name_their_launch_command_and_every_swept_value_composes(gri
 def test_dataset_sample_is_a_fixed_subset(tmp_path):
     import json
 
-    from ham.run.job import load_dataset_questions
+    from ham.run.build import load_dataset_questions
 
     qfile = tmp_path / "q.jsonl"
     qfile.write_text("".join(json.dumps({"id": f"q{i}", "question": f"question {i}"}) + "\n" for i in range(50)))
@@ -143,7 +142,7 @@ def test_dataset_sample_is_a_fixed_subset(tmp_path):
 
 
 def test_a_run_without_a_questions_file_says_how_to_ask_one_question(tmp_path):
-    from ham.run.job import load_dataset_questions
+    from ham.run.build import load_dataset_questions
 
     with pytest.raises(ValueError, match="no questions file.*ham-ask"):
         load_dataset_questions(_compose(["dataset=custom", f"dataset.path={tmp_path}"]))

@@ -8,14 +8,14 @@ import shutil
 import pytest
 from omegaconf import OmegaConf
 
-from ham.conf import CONF_DIR, compose
+from ham.conf import EXPERIMENTS_DIR, compose
 from ham.paths import PROJECT_ROOT
 from ham.run.job import run
 from tests.support.chat_server import ChatServer
 from tests.support.tiny_models import tiny_bge_m3
 
 pytestmark = pytest.mark.slow
-EXPERIMENTS = sorted(p.stem for p in (CONF_DIR / "experiment").glob("*.yaml"))
+EXPERIMENTS = sorted(p.stem for p in (EXPERIMENTS_DIR / "experiment").glob("*.yaml"))
 MRAMG = PROJECT_ROOT / "tests" / "fixtures" / "ingest" / "mramg"
 
 

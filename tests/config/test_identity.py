@@ -5,13 +5,12 @@ import shutil
 import pytest
 from omegaconf import OmegaConf
 
-from ham.conf import CONF_DIR, compose
+from ham.conf import option_files, compose
 from ham.run.identity import classes, flatten, identity, model_identity, run_id, why_excluded
 
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
             "mramg": ["dataset.path=/data/mramg"]}
-GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("local", "hydra", "__pycache__"))
-OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF_DIR / g).glob("*.yaml"))]
+OPTIONS = [(group, option) for group, option, _ in option_files()]
 
 
 def _keys(cfg) -> set[str]:

@@ -10,11 +10,10 @@ import json
 import pytest
 from omegaconf import OmegaConf
 
-from ham.conf import CONF_DIR, ConfigError, compose
+from ham.conf import option_files, ConfigError, compose
 from ham.run.identity import EXCLUDE, classes, flatten, run_id, why_excluded
 
-GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("local", "hydra", "__pycache__"))
-OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF_DIR / g).glob("*.yaml"))]
+OPTIONS = [(group, option) for group, option, _ in option_files()]
 
 
 def hydra_value(v) -> str:

@@ -22,16 +22,16 @@ def mmdocir_root(tmp_path: Path) -> Path:
 @pytest.fixture
 def mmdocir_units(mmdocir_root: Path):
     from ham.ingest import ingest_corpus
-    from ham.units import build_corpus_units
+    from ham.units import build_units
 
     docs, report = ingest_corpus(mmdocir_root)
-    return build_corpus_units(docs)
+    return [u for d in docs for u in build_units(d)]
 
 
 @pytest.fixture
 def topograph_units():
     from ham.ingest import ingest_corpus
-    from ham.units import build_corpus_units
+    from ham.units import build_units
 
     docs, report = ingest_corpus(TOPOGRAPH)
-    return build_corpus_units(docs)
+    return [u for d in docs for u in build_units(d)]

@@ -5,10 +5,10 @@ import json
 import pytest
 
 from ham.datasets.evidence import BBOX_THRESHOLD, EvidenceResolver, doc_key, resolve_evidence
-from ham.datasets.mmdocir import load_mmdocir
-from ham.datasets.mmdocrag import load_mmdocrag
+from ham.datasets.mmdocir import MmdocirReader
+from ham.datasets.mmdocrag import MmdocragReader
 from ham.datasets.questions import Evidence, Question
-from ham.datasets.topograph import load_topograph
+from ham.datasets.topograph import TopographReader
 from ham.units import EvidenceUnit
 from tests.datasets.conftest import MMDOCIR, MMDOCRAG, TOPOGRAPH
 
@@ -100,7 +100,7 @@ def test_rules_are_tried_in_order_and_reasons_are_recorded():
 
 
 def test_mmdocir_fixture_questions_map_to_layout_units(mmdocir_units):
-    questions, _ = load_mmdocir(MMDOCIR / "MMDocIR_annotations.jsonl")
+    questions, _ = MmdocirReader().read(MMDOCIR / "MMDocIR_annotations.jsonl")
     record = resolve_evidence(questions, mmdocir_units)
     by_id = {q.id: q for q in questions}
     layout_of = {u.unit_id: (u.doc_id, u.extra["layout_id"]) for u in mmdocir_units}
@@ -129,7 +129,7 @@ def test_mmdocir_fixture_questions_map_to_layout_units(mmdocir_units):
 
 
 def test_topograph_questions_map_by_integer_doc_id_and_layout(topograph_units):
-    questions, _ = load_topograph(TOPOGRAPH / "annotations" / "benchmark.json")
+    questions, _ = TopographReader().read(TOPOGRAPH / "annotations" / "benchmark.json")
     record = resolve_evidence(questions, topograph_units)
     chain = next(q for q in questions if q.id == "doc0_mh_0001")
     kinds = {u.unit_id: u.kind for u in topograph_units}
@@ -139,7 +139,7 @@ def test_topograph_questions_map_by_integer_doc_id_and_layout(topograph_units):
 
 
 def test_mmdocrag_quotes_map_to_mmdocir_layouts(mmdocir_units):
-    questions, _ = load_mmdocrag(MMDOCRAG / "evaluation_15.jsonl")
+    questions, _ = MmdocragReader().read(MMDOCRAG / "evaluation_15.jsonl")
     resolve_evidence(questions, mmdocir_units)
     layout_of = {u.unit_id: u.extra["layout_id"] for u in mmdocir_units}
     first = next(q for q in questions if q.id == "101")
@@ -147,7 +147,7 @@ def test_mmdocrag_quotes_map_to_mmdocir_layouts(mmdocir_units):
 
 
 def test_record_serialises_and_can_leave_the_questions_untouched(tmp_path, mmdocir_units):
-    questions, _ = load_mmdocir(MMDOCIR / "MMDocIR_annotations.jsonl")
+    questions, _ = MmdocirReader().read(MMDOCIR / "MMDocIR_annotations.jsonl")
     record = resolve_evidence(questions, mmdocir_units, fill=False)
     assert all(not e.units for q in questions for e in q.evidence)
     path = tmp_path / "evidence_mapping.json"

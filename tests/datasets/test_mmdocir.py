@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ham.datasets.mmdocir import evidence_modality, load_mmdocir, normalise_type
+from ham.datasets.mmdocir import evidence_modality, MmdocirReader, normalise_type
 from tests.datasets.conftest import MMDOCIR
 
 ANNOTATIONS = MMDOCIR / "MMDocIR_annotations.jsonl"
@@ -41,7 +41,7 @@ def test_evidence_modality_only_when_the_kinds_agree():
 
 
 def test_reads_questions_with_raw_type_and_ordered_bbox_evidence():
-    questions, problems = load_mmdocir(ANNOTATIONS)
+    questions, problems = MmdocirReader().read(ANNOTATIONS)
     by_id = {q.id: q for q in questions}
     assert len(questions) == 13
     q = by_id["alpha-report.pdf#3"]
@@ -55,7 +55,7 @@ def test_reads_questions_with_raw_type_and_ordered_bbox_evidence():
 
 
 def test_layoutindex_becomes_the_evidence_layout_id_and_evidence_text_stays_in_meta():
-    questions, _ = load_mmdocir(ANNOTATIONS)
+    questions, _ = MmdocirReader().read(ANNOTATIONS)
     q = next(q for q in questions if q.id == "alpha-report.pdf#1")
     assert q.kinds == ["text"] and q.meta["type_raw"] == "text-only"
     assert [(e.layout, e.modality) for e in q.evidence] == [("1", "text")]
@@ -64,13 +64,13 @@ def test_layoutindex_becomes_the_evidence_layout_id_and_evidence_text_stays_in_m
 
 
 def test_typo_key_of_the_dataset_card_is_read():
-    questions, _ = load_mmdocir(ANNOTATIONS)
+    questions, _ = MmdocirReader().read(ANNOTATIONS)
     q = next(q for q in questions if q.id == "beta-guide.pdf#0")
     assert q.meta["layout_indices"] == [9, 13]
 
 
 def test_problems_name_their_line_and_the_rest_still_loads():
-    questions, problems = load_mmdocir(ANNOTATIONS)
+    questions, problems = MmdocirReader().read(ANNOTATIONS)
     text = "\n".join(problems)
     assert f"{ANNOTATIONS}:2: question 3 has no Q (question skipped)" in problems
     assert f"{ANNOTATIONS}:2: question 4: layout_mapping[0]: bbox [300, 100, 300, 450] has no area" in problems
@@ -89,12 +89,12 @@ def test_layoutindex_that_does_not_pair_with_the_mapping_is_ignored(tmp_path):
            "questions": [{"Q": "q?", "A": "a", "page_id": [0], "type": "text-only", "layoutindex": [1, 2],
                           "layout_mapping": [{"page": 0, "page_size": [1, 1], "bbox": [0, 0, 1, 1]}]}]}
     path.write_text(json.dumps(doc) + "\n")
-    questions, problems = load_mmdocir(path)
+    questions, problems = MmdocirReader().read(path)
     assert questions[0].evidence[0].layout is None
     assert problems == [f"{path}:1: question 0: layoutindex [1, 2] does not pair with the 1 layout_mapping "
                         "entries (layout ids ignored)"]
 
 
 def test_missing_file_is_a_problem_not_a_crash(tmp_path):
-    questions, problems = load_mmdocir(tmp_path / "none.jsonl")
+    questions, problems = MmdocirReader().read(tmp_path / "none.jsonl")
     assert questions == [] and "cannot read" in problems[0]

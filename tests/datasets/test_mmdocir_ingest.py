@@ -6,7 +6,7 @@ from PIL import Image
 
 from ham.document import Document
 from ham.ingest import ingest_corpus, mmdocir
-from ham.units import build_corpus_units, is_table_image
+from ham.units import build_units, is_table_image
 from tests.datasets.conftest import MMDOCIR
 
 
@@ -67,7 +67,7 @@ def test_the_datasets_own_layout_image_is_used_when_present(mmdocir_root):
     own = mmdocir_root / "layout_images" / "beta-guide_3.jpg"
     own.parent.mkdir()
     Image.new("RGB", (4, 4)).save(own, format="JPEG")
-    units = build_corpus_units(ingest_corpus(mmdocir_root)[0])
+    units = [u for d in ingest_corpus(mmdocir_root)[0] for u in build_units(d)]
     figure = next(u for u in units if u.doc_id == "beta-guide" and u.kind == "image")
     assert figure.image_path == "layout_images/beta-guide_3.jpg"
     assert not (mmdocir_root / ".ham" / "mmdocir" / "beta-guide" / "3.jpg").exists()
@@ -75,7 +75,7 @@ def test_the_datasets_own_layout_image_is_used_when_present(mmdocir_root):
 
 def test_figure_without_image_bytes_stays_a_text_unit_and_is_reported(mmdocir_root):
     docs, report = ingest_corpus(mmdocir_root)
-    units = build_corpus_units(docs)
+    units = [u for d in docs for u in build_units(d)]
     pie = next(u for u in units if u.extra.get("layout_id") == 8)
     assert pie.kind == "text" and pie.extra["image_missing"] is True and "pie chart" in pie.content
     assert any("figure layout(s) 8 have no usable image" in p.problem for p in report.problems)

@@ -1,13 +1,13 @@
 """MMDocRAG: gold quotes as ordered evidence, the interleaved answer's image quotes as image
 references, and its citation rule."""
-from ham.datasets.mmdocrag import cited_quotes, load_mmdocrag
+from ham.datasets.mmdocrag import cited_quotes, MmdocragReader
 from tests.datasets.conftest import MMDOCRAG
 
 FILE = MMDOCRAG / "evaluation_15.jsonl"
 
 
 def _questions():
-    questions, problems = load_mmdocrag(FILE)
+    questions, problems = MmdocragReader().read(FILE)
     return {q.id: q for q in questions}, problems
 
 

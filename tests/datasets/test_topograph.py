@@ -2,7 +2,7 @@
 question form, and loaded_info.json documents as trees."""
 import json
 
-from ham.datasets.topograph import load_topograph
+from ham.datasets.topograph import TopographReader
 from ham.ingest import ingest_corpus
 from tests.datasets.conftest import TOPOGRAPH
 
@@ -10,7 +10,7 @@ BENCHMARK = TOPOGRAPH / "annotations" / "benchmark.json"
 
 
 def _questions():
-    questions, problems = load_topograph(BENCHMARK)
+    questions, problems = TopographReader().read(BENCHMARK)
     return {q.id: q for q in questions}, problems
 
 
@@ -78,7 +78,7 @@ def test_syntax_error_in_the_array_skips_that_record_only(tmp_path):
         json.dumps([other], indent=2)[2:]
     path = tmp_path / "benchmark.json"
     path.write_text(text)
-    questions, problems = load_topograph(path)
+    questions, problems = TopographReader().read(path)
     assert [q.id for q in questions] == ["a", "b"]
     assert len(problems) == 1 and f"{path}:13: not valid JSON" in problems[0]
 
@@ -91,7 +91,7 @@ def test_jsonl_form_and_ids_without_question_type(tmp_path):
              "answer": {"evidence_points": [], "synthesis_conclusion": "c"}}]
     path = tmp_path / "b.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    questions, problems = load_topograph(path)
+    questions, problems = TopographReader().read(path)
     assert [(q.id, q.topology) for q in questions] == [("m1", "bridge_chain"), ("z", "synthesis")]
     assert questions[0].kinds == ["text"]
 

@@ -13,6 +13,7 @@ from ham.methods.llm_based import LlmBasedMethod
 from ham.methods.mllm_based import MllmBasedMethod
 from ham.datasets.questions import Question
 from ham.retrieve.retriever import Retrieved
+from ham.metrics.evaluator import FunctionEvaluator
 from ham.run.pipeline import Pipeline
 from ham.run.runner import answer_all
 from tests.support.chat_server import ChatServer
@@ -53,7 +54,7 @@ def generator(server, **kw):
 
 def run(path, qs, gen, manual_doc, evaluate=count_images, method=None, **kw):
     pipeline = Pipeline(FixedRetriever(evidence(manual_doc, kw.pop("corpus_root", None))), method or LlmBasedMethod(),
-                        gen, evaluate)
+                        gen, FunctionEvaluator(evaluate))
     return answer_all(qs, path, pipeline, progress=False, **kw)
 
 
@@ -226,7 +227,7 @@ def test_rows_answered_under_another_index_are_answered_again(tmp_path, manual_d
     pred = tmp_path / "predictions.jsonl"
 
     def with_index(server, key):
-        pipeline = Pipeline(FixedRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server), count_images,
+        pipeline = Pipeline(FixedRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server), FunctionEvaluator(count_images),
                             info={"text": {"key": key}, "image": {"key": "img"}})
         return answer_all(questions(3), pred, pipeline, progress=False)
 
@@ -308,6 +309,6 @@ def test_stages_always_run_on_the_one_worker_thread(tmp_path, manual_doc, second
 
     with ChatServer(responder=answer_for) as server:
         pipeline = Pipeline(TimedRetriever(evidence(manual_doc)), LlmBasedMethod(), generator(server, concurrency=2),
-                            evaluate)
+                            FunctionEvaluator(evaluate))
         answer_all(questions(20), tmp_path / "p.jsonl", pipeline, progress=False)
     assert set(seen["retrieve"]) == set(seen["score"]) == {"ham-stages_0"}

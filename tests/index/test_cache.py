@@ -8,7 +8,7 @@ import pytest
 from ham.cache import FolderCache, KeyedStore
 from ham.cli.compose import compose_config
 from ham.ingest.corpus import load_corpus
-from ham.index.build import build_index
+from ham.run.build import build_offline
 from ham.paths import PROJECT_ROOT
 from ham.retrieve.retriever import Retriever
 
@@ -26,11 +26,11 @@ def first(tmp_path_factory):
     cfg = _cfg(root)
     cache = FolderCache(root)
     corpus = load_corpus(CORPUS, cache)
-    return root, corpus, build_index(cfg, corpus, cache)
+    return root, corpus, build_offline(cfg, corpus, cache)
 
 
 def _prepare(root, corpus, *overrides):
-    return build_index(_cfg(root, *overrides), corpus, FolderCache(root))
+    return build_offline(_cfg(root, *overrides), corpus, FolderCache(root))
 
 
 def test_first_build_then_full_reuse_when_only_generator_method_or_budget_change(first):

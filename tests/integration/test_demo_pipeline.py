@@ -4,10 +4,10 @@ from dataclasses import replace
 
 import pytest
 
-from ham.generate.base import Generation
+from ham.generate.base import Generation, Generator
 from ham.conf import compose
 from ham.run.job import run
-from ham.run.pipeline import build_pipeline
+from ham.run.build import build_pipeline
 
 N = 4
 
@@ -97,7 +97,9 @@ def test_text_only_variant_changes_the_run_id(demo_run):
     assert not info["text"]["reused"] and not info["image"]["reused"]
 
 
-class _CitesMissingImage:
+class _CitesMissingImage(Generator):
+    """A generator is anything with the Generator interface: here the base class gives it."""
+
     model_id = "fake"
 
     def generate(self, prompt):

@@ -128,11 +128,13 @@ def test_generation_judging_summaries_kill_and_resume_against_transformers_serve
               f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "progress=false",
               "retrieval.k_t=2", "retrieval.k_v=1",
               "generator=openai", "generator.client.model=smollm2", f"generator.client.base_url={url}", "generator.client.max_tokens=12",
-              "generator.client.concurrency=1", "generator.client.max_retries=1", "generator.client.backoff_base=0.05",
+              "generator.client.concurrency=1", "generator.client.max_retries=3", "generator.client.backoff_base=0.2",
               "summariser=openai", "summariser.client.model=smollm2", f"summariser.client.base_url={url}",
               "summariser.client.max_tokens=6", "summariser.client.concurrency=2",
               "judge=openai", "judge.client.model=smollm2", f"judge.client.base_url={url}",
-              "judge.client.max_tokens=8", "judge.client.max_retries=1"]
+              "judge.client.max_tokens=8", "judge.client.max_retries=3", "judge.client.concurrency=1"]
+    # judged metrics run beside generation: with one judge request in flight the server sees at most
+    # two at once, as in the summaries stage (transformers serve answered HTTP 500 under more in CI)
     runs = tmp_path / "out" / "runs" / "real"
     started = time.perf_counter()
     server.start()
@@ -143,7 +145,7 @@ def test_generation_judging_summaries_kill_and_resume_against_transformers_serve
         rows = rows_of(run_a)
         assert sorted(rows) == list(QUESTIONS)
         assert all(r["failure"] is None or r["failure"]["reason"] not in RETRYABLE_FAILURES for r in rows.values()), \
-            [r["failure"] for r in rows.values()]
+            ([r["failure"] for r in rows.values()], server.log.read_text()[-3000:])
         assert any(r["raw_answer"] for r in rows.values())
         assert all(str(smollm2_folder) in r["generation"]["served_model"] for r in rows.values() if r["raw_answer"])
         info = json.loads((run_a / "run.json").read_text())

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from ham.generate.answer import parse_generated
+from ham.answer import parse_generated
 from ham.index.encoders import SentenceTransformerEncoder
 from ham.methods.rule_based import RuleBasedMethod, insert_images, lexical_scores
 from tests.support.evidence import evidence

@@ -2,7 +2,7 @@
 with a baseline file written here."""
 import pytest
 
-from ham.generate.answer import context_around, parse_reference
+from ham.answer import context_around, parse_reference
 from ham.metrics.bertscore import ContextScorer, context_pairs
 
 CANDIDATES = ["Select Actions then Reconcile and enter the closing balance.", "Click OK."]

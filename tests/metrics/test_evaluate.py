@@ -2,7 +2,7 @@
 Score) and the run summary, with a real BERTScore scorer and a loopback judge."""
 import pytest
 
-from ham.generate.answer import parse_generated, parse_reference
+from ham.answer import parse_generated, parse_reference
 from ham.metrics.evaluator import Evaluator
 from ham.metrics.registry import Case
 from ham.backends.chat import ChatClient

@@ -3,7 +3,7 @@ selection P / R / F1, on hand-computed cases with their empty-sequence rules."""
 import pytest
 
 from ham.datasets.questions import Evidence, Question
-from ham.generate.answer import parse_generated
+from ham.answer import parse_generated
 from ham.metrics.evaluator import Evaluator
 from ham.metrics.mramg import image_ordering_score, rouge_lsum, weighted_edit_distance
 from ham.metrics.quotes import quote_prf

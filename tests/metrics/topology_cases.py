@@ -1,6 +1,6 @@
 """Small topology questions and retrieved rows shared by the topology metric tests."""
 from ham.datasets.questions import Evidence, EvidencePoint, Hop, Question
-from ham.generate.answer import parse_generated
+from ham.answer import parse_generated
 from ham.metrics.registry import Case
 
 

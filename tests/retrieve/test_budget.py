@@ -4,7 +4,7 @@ stop, evidence order (passages by rank, members in document order, image relatio
 ranks through members) and images scored with their context."""
 import pytest
 
-from ham.index.hybrid import Scored
+from ham.index.hybrid import ScoredUnit
 from ham.ingest.builder import Block, TreeBuilder
 from ham.methods.ham import HamAssembler
 from ham.metrics.topology import prompt_positions
@@ -54,7 +54,7 @@ class FixedIndex:
         self.searches.append(sorted(self.unit_ids[r] for r in extra))
         found = self.pool | {self.unit_ids[r] for r in extra}
         ranked = sorted(found, key=lambda u: (-self.scores.get(u, 0.0), self.row_of[u]))
-        return [Scored(u, self.scores.get(u, 0.0), 0.0, 0.0) for u in ranked][:k]
+        return [ScoredUnit(u, self.scores.get(u, 0.0), 0.0, 0.0) for u in ranked][:k]
 
 
 class TreeIndex(FixedIndex):
@@ -265,18 +265,19 @@ def test_a_table_is_never_merged_with_running_text_and_keeps_its_kind():
 
 
 def test_the_pipeline_binds_the_generators_tokenizer_or_refuses_a_token_budget():
+    from ham.generate.base import Generator
     from ham.generate.extractive import ExtractiveGenerator
-    from ham.run.pipeline import bind_token_counter
+    from ham.run.build import token_counter
 
-    class Local:
+    class Local(Generator):
         def count_tokens(self, text):
             return len(text.split())
 
     words = _retriever(budget=12, budget_unit="tokens")
-    bind_token_counter(words, Local())
+    words.count_with(token_counter(Local()))
     assert [h.unit.unit_id for h in words.retrieve("q").text] == ["m:7"]
     with pytest.raises(ValueError, match="tokenizer"):
-        bind_token_counter(_retriever(budget=12, budget_unit="tokens"), ExtractiveGenerator())
+        _retriever(budget=12, budget_unit="tokens").count_with(token_counter(ExtractiveGenerator()))
     chars = _retriever(budget=100)
-    bind_token_counter(chars, ExtractiveGenerator())   # a character budget needs no tokenizer
+    chars.count_with(token_counter(ExtractiveGenerator()))   # a character budget needs no tokenizer
     assert chars.retrieve("q").text

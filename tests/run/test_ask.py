@@ -42,9 +42,9 @@ def test_ham_ask_json_row_and_bad_arguments(overrides, capsys):
 
 
 def test_python_api_builds_once_and_answers_many(overrides):
-    from ham import Pipeline, compose
+    from ham import build_pipeline, compose
 
-    pipeline = Pipeline.from_config(compose([*overrides, "retrieval.k_t=5", "retrieval.k_v=2"]))
+    pipeline = build_pipeline(compose([*overrides, "retrieval.k_t=5", "retrieval.k_v=2"]))
     first = pipeline.ask("How do I record an ATM withdrawal?")
     retriever = pipeline.retriever
     second = pipeline.ask("How do I set up a loan?")

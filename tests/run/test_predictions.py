@@ -6,6 +6,7 @@ import json
 from ham.datasets.questions import Question
 from ham.generate.base import Generation, Generator
 from ham.methods.llm_based import LlmBasedMethod
+from ham.metrics.evaluator import FunctionEvaluator
 from ham.run.pipeline import Pipeline
 from ham.run.predictions import read
 from ham.run.runner import answer_all
@@ -40,7 +41,7 @@ def _questions(n):
 
 
 def _answer(pred, gen, manual_doc, n):
-    pipeline = Pipeline(FixedRetriever(evidence(manual_doc)), LlmBasedMethod(), gen, lambda *a: {})
+    pipeline = Pipeline(FixedRetriever(evidence(manual_doc)), LlmBasedMethod(), gen, FunctionEvaluator(lambda *a: {}))
     return answer_all(_questions(n), pred, pipeline, progress=False)
 
 

@@ -13,7 +13,7 @@ from ham.generate.cache import CachedGenerator
 from ham.generate.hf import HFGenerator
 from ham.generate.openai_chat import OpenAIGenerator
 from ham.index.dense import IVFPQSpec
-from ham.run.job import load_dataset_questions
+from ham.run.build import load_dataset_questions
 from tests.generate.conftest import text_prompt
 from tests.support.chat_server import ChatServer
 from tests.support.tiny_models import tiny_causal_lm
@@ -94,7 +94,7 @@ def test_seed_reaches_every_sampling_component_through_the_config():
 
 
 def test_analysis_bootstrap_follows_its_seed():
-    from analysis.stats import bootstrap_ci
+    from ham_analysis.stats import bootstrap_ci
 
     values = list(np.random.default_rng(3).random(30))
     assert bootstrap_ci(values, 2000, seed=0).low != bootstrap_ci(values, 2000, seed=1).low

@@ -1,6 +1,6 @@
 import pytest
 
-from ham.generate.answer import AnswerFailure, context_around, parse_generated, parse_reference
+from ham.answer import AnswerFailure, context_around, parse_generated, parse_reference
 
 SLOTS = {1: ("d:5", "figures/a.png"), 2: ("d:9", "figures/b.png"), 3: ("d:12", "figures/c.png")}
 

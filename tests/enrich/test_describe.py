@@ -115,7 +115,14 @@ def llava_folder(tmp_path_factory):
 
 def test_local_vlm_describes_a_batch_and_skips_the_corrupt_image(corpus, llava_folder, tmp_path):
     root, units = corpus
-    backend = HFDescriber(str(llava_folder), max_new_tokens=5, batch_size=4, device="cpu")
+    from hydra.utils import instantiate
+
+    from ham.conf import compose
+
+    cfg = compose(["describer=hf", f"describer.generator.model={llava_folder}", "describer.generator.max_new_tokens=5",
+                   "describer.generator.device=cpu"], return_hydra_config=False)
+    backend = instantiate(cfg.describer, _convert_="all")   # describer=hf as a config builds it
+    assert isinstance(backend, HFDescriber) and backend.batch_size == 4
     out = describe_images(units, root, backend, KeyedStore(tmp_path, "descriptions"))
     assert len(out.by_unit) == 2 and all(out.by_unit.values())
     assert out.stats.failed == 1 and out.stats.failures[0]["error"].startswith("corrupt_image")

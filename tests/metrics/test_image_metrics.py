@@ -51,7 +51,7 @@ def test_duplicate_gold_images_and_repeated_citations_are_sets():
 
 
 def test_generated_answer_citing_an_image_twice_counts_it_once():
-    from ham.generate.answer import parse_generated
+    from ham.answer import parse_generated
 
     answer = parse_generated("See <img1>. Then <img2>, and again ![x](img1).", {1: ("u1", "a"), 2: ("u2", "c")})
     assert answer.images == ["a", "c"]

@@ -150,7 +150,7 @@ def test_bad_options_are_refused(setup):
 
 def test_retrieval_graph_from_a_config_records_the_path_in_rows(tmp_path):
     from ham.conf import compose
-    from ham.run.pipeline import build_pipeline
+    from ham.run.build import build_pipeline
 
     root = tmp_path / "corpus"
     root.mkdir()

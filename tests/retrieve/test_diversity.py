@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from ham.index.hybrid import Scored
+from ham.index.hybrid import ScoredUnit
 from ham.ingest.builder import Block, TreeBuilder
 from ham.retrieve.diversity import MMR, SectionCap
 from ham.units import build_units
@@ -42,7 +42,7 @@ class FixedIndex:
         self.searches.append(list(extra))
         members = self.pool | {self.unit_ids[r] for r in extra}
         ranked = sorted(members, key=lambda u: -self.scores[u])
-        return [Scored(u, self.scores[u], self.scores[u], 0.0) for u in ranked][:k]
+        return [ScoredUnit(u, self.scores[u], self.scores[u], 0.0) for u in ranked][:k]
 
 
 def _select(step, index, k, units):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ham.index.encoders import Encoded
-from ham.index.hybrid import Scored
+from ham.index.hybrid import ScoredUnit
 from ham.retrieve.retriever import Retriever
 from ham.units import EvidenceUnit
 
@@ -29,7 +29,7 @@ class _Ranker:
 
     def rank(self, index, query, k, units, fusion, pool):
         ids = RANKING if index.kind == "text" else ["img"]
-        return [Scored(u, 1.0 - i / 10, 0.0, 0.0) for i, u in enumerate(ids[:k])]
+        return [ScoredUnit(u, 1.0 - i / 10, 0.0, 0.0) for i, u in enumerate(ids[:k])]
 
 
 class _Encoder:

@@ -88,9 +88,22 @@ def llama_folder(tmp_path_factory):
     return tiny_causal_lm(tmp_path_factory.mktemp("llama"), emits_text=True)
 
 
+def _hf_summariser(folder, tmp_path, max_new_tokens: int):
+    """``summariser=hf`` as a config builds it (the generator nested under ``summariser.generator``)."""
+    from hydra.utils import instantiate
+
+    from ham.conf import compose
+
+    cfg = compose(["summariser=hf", f"summariser.generator.model={folder}",
+                   f"summariser.generator.max_new_tokens={max_new_tokens}", "summariser.generator.batch_size=3",
+                   "summariser.generator.device=cpu", f"paths.cache_root={tmp_path}"], return_hydra_config=False)
+    return instantiate(cfg.summariser, _convert_="all")
+
+
 def test_local_transformers_summariser_batches_like_single_calls(manual_doc, llama_folder, tmp_path):
     units = build_units(manual_doc)
-    backend = HFSummariser(str(llama_folder), max_new_tokens=6, batch_size=3, device="cpu")
+    backend = _hf_summariser(llama_folder, tmp_path, 6)
+    assert isinstance(backend, HFSummariser) and backend.batch_size == 3
     out = summarise_sections([manual_doc], units, backend, KeyedStore(tmp_path, "summaries"))
     assert out.stats.computed == 3 and all(out.by_node.values())
     inputs = section_inputs([manual_doc], set(out.by_node))
@@ -100,10 +113,10 @@ def test_local_transformers_summariser_batches_like_single_calls(manual_doc, lla
     cached = summarise_sections([manual_doc], units, backend, KeyedStore(tmp_path, "summaries"))
     assert cached.stats.cached == 3 and cached.by_node == out.by_node
     # summaries of another length are not served from these (max_new_tokens enters the key)
-    longer = HFSummariser(str(llama_folder), max_new_tokens=9, batch_size=3, device="cpu")
+    longer = _hf_summariser(llama_folder, tmp_path, 9)
     assert summarise_sections([manual_doc], units, longer, KeyedStore(tmp_path, "summaries")).stats.cached == 0
 
 
 def test_local_model_that_is_not_there_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="never downloads"):
-        HFSummariser("no-such-org/no-such-model")
+    with pytest.raises(Exception, match="never downloads"):
+        _hf_summariser("no-such-org/no-such-model", tmp_path, 6)

@@ -1,7 +1,7 @@
 """Reranking: a tiny cross-encoder built here rescoring fused candidates, cached per query."""
 import pytest
 
-from ham.index.hybrid import Scored
+from ham.index.hybrid import ScoredUnit
 from ham.ingest.builder import Block, TreeBuilder
 from ham.retrieve.rerank import CrossEncoderReranker, Reranker, passage
 from ham.units import build_units
@@ -30,7 +30,7 @@ class Scripted(Reranker):
 
 def _pool(units):
     ids = list(units)
-    return [Scored(u, 1.0 - i / 10, 0.0, 0.0) for i, u in enumerate(ids)]
+    return [ScoredUnit(u, 1.0 - i / 10, 0.0, 0.0) for i, u in enumerate(ids)]
 
 
 def test_the_top_n_are_reordered_by_the_model_and_the_rest_keep_the_fused_order(units, tmp_path):

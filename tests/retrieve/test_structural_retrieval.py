@@ -5,7 +5,7 @@ import pytest
 from ham.cache import FolderCache
 from ham.ingest.corpus import Corpus
 from ham.index.encoders import SentenceTransformerEncoder
-from ham.index.hybrid import HybridIndex, Scored
+from ham.index.hybrid import HybridIndex, ScoredUnit
 from ham.index.build import build_indexes
 from ham.ingest.builder import Block, TreeBuilder
 from ham.represent.templates import IsolatedText, LocalImage, Representer
@@ -41,7 +41,7 @@ def units(doc):
 def _grouped(units, scores, **options):
     ids = list(units)
     index = HybridIndex(ids, None, None, None, {})
-    scored = sorted((Scored(u, s, s, 0.0) for u, s in scores.items()), key=lambda s: -s.score)
+    scored = sorted((ScoredUnit(u, s, s, 0.0) for u, s in scores.items()), key=lambda s: -s.score)
     ranker = SectionRanker(**options)
     return [s.unit_id for s in ranker.group(scored, SectionMap.of(index, units), index, units)]
 
