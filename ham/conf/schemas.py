@@ -320,6 +320,63 @@ class GraphRetrieval(Retrieval):
     graph: GraphSettings = field(default_factory=GraphSettings)
 
 
+# ---- pages (page images beside the units) ---------------------------------------------------
+
+@dataclass
+class ColPaliPageEncoder:
+    _target_: str = "ham.index.page_encoders.ColPaliEncoder"
+    model: str = "vidore/colpali-v1.3-hf"
+    batch_size: int = _min(4, 1)
+    device: Optional[str] = None
+    dtype: Optional[str] = _choices(None, None, "float32", "float16", "bfloat16")
+    query_threads: Optional[int] = _min(1, 1)
+
+
+@dataclass
+class ColQwen2PageEncoder(ColPaliPageEncoder):
+    _target_: str = "ham.index.page_encoders.ColQwen2Encoder"
+    model: str = "vidore/colqwen2-v1.0-hf"
+
+
+@dataclass
+class VisRAGPageEncoder(ColPaliPageEncoder):
+    _target_: str = "ham.index.page_encoders.VisRAGEncoder"
+    model: str = "openbmb/VisRAG-Ret"
+    interface: str = _choices("visrag", "visrag", "processor")
+    query_instruction: str = "Represent this query for retrieving relevant documents: "
+    trust_remote_code: bool = False
+
+
+@dataclass
+class PageRetrieval:
+    """``ham.retrieve.pages.PageRetrieval``: the page budget and how pages are indexed."""
+
+    _target_: str = "ham.retrieve.pages.PageRetrieval"
+    k_p: int = _min(5, 1)
+    mode: str = _choices("both", "pages", "both")
+    level: str = _choices("page", "page", "layout")
+    dpi: int = _min(144, 1)
+    pool_factor: int = _min(1, 1)
+    store_dtype: str = _choices("float16", "float16", "float32")
+    rrf_k: int = _min(60, 1)
+    show_progress: bool = False
+
+
+@dataclass
+class ColPaliPages(PageRetrieval):
+    encoder: ColPaliPageEncoder = field(default_factory=ColPaliPageEncoder)
+
+
+@dataclass
+class ColQwen2Pages(ColPaliPages):
+    encoder: ColQwen2PageEncoder = field(default_factory=ColQwen2PageEncoder)
+
+
+@dataclass
+class VisRAGPages(ColPaliPages):
+    encoder: VisRAGPageEncoder = field(default_factory=VisRAGPageEncoder)
+
+
 # ---- methods -------------------------------------------------------------------------------
 
 @dataclass
@@ -342,6 +399,13 @@ class MllmBasedMethod:
     clip_model: Optional[str] = None
     clip_device: Optional[str] = None
     clip_batch_size: int = _min(16, 1)
+
+
+@dataclass
+class PageBasedMethod:
+    _target_: str = "ham.methods.page_based.PageBasedMethod"
+    template: str = "page_based_v1"
+    max_images: int = _min(8, 1)
 
 
 @dataclass
@@ -566,6 +630,7 @@ class Root:
     index: Any = MISSING
     retrieval: Any = MISSING
     reranker: Any = MISSING
+    pages: Any = MISSING
     method: Any = MISSING
     generator: Any = MISSING
     cost: Any = MISSING
@@ -594,8 +659,9 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "index": {"flat": FlatIndex, "hnsw": HNSWIndex, "ivfpq": IVFPQIndex},
     "retrieval": {"retrieval": Retrieval, "graph": GraphRetrieval},
     "reranker": {"cross_encoder": CrossEncoderReranker, "bge": BGEReranker, "none": Nothing},
+    "pages": {"colpali": ColPaliPages, "colqwen2": ColQwen2Pages, "visrag": VisRAGPages, "none": Nothing},
     "method": {"ham": HamMethod, "llm_based": LlmBasedMethod, "mllm_based": MllmBasedMethod,
-               "rule_based": RuleBasedMethod},
+               "rule_based": RuleBasedMethod, "page_based": PageBasedMethod},
     "generator": {"extractive": ExtractiveGenerator, "openai": OpenAIGenerator, "hf": HFGenerator},
     "cost": {"cost": Cost},
     "metrics": {"metrics": Metrics},

@@ -61,6 +61,8 @@ EXCLUDE = {   # pattern -> why no key it matches can change a result (tests/conf
     "*.use_gpu": "faiss on the GPU or the CPU: the same index",
     "*threads": "how many CPU threads one query encode uses",
     "topo.*": "ham-topo's settings: a run never reads them (the build records its own in its report)",
+    "pages.encoder.trust_remote_code": "whether a model's own code may run: the model loads, or the run stops "
+                                       "saying why; what it computes is the model's (pages.encoder.model)",
 }
 CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describer.path",
            "metrics.bertscore.baseline_path"]
@@ -87,6 +89,9 @@ HASH = [
     "retrieval.graph.follow", "retrieval.graph.seeds", "retrieval.graph.hops", "retrieval.graph.fan_out",
     "retrieval.graph.weight", "retrieval.graph.max_words", "retrieval.graph.per_unit", "retrieval.graph.min_chars",
     "retrieval.graph.min_units", "retrieval.graph.max_share",
+    "pages._target_", "pages.k_p", "pages.mode", "pages.level", "pages.dpi", "pages.pool_factor",
+    "pages.store_dtype", "pages.rrf_k", "pages.encoder._target_", "pages.encoder.dtype", "pages.encoder.interface",
+    "pages.encoder.query_instruction",
     "method._target_", "method.template", "method.max_images", "method.min_score", "method.semantic_weight",
     "generator._target_", "generator.temperature", "generator.max_tokens", "generator.max_tokens_field",
     "generator.max_new_tokens", "generator.max_prompt_tokens", "generator.truncation_is_failure",

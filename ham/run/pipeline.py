@@ -15,6 +15,7 @@ generation record and the per-question metrics: everything the viewer and analys
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -66,7 +67,9 @@ class Pipeline:
         return resolve_evidence(questions, self.corpus.units)
 
     def assemble(self, question: Question) -> Assembled:
+        started = time.perf_counter()
         retrieved = self.retriever.retrieve(question.question)
+        retrieved.timing.setdefault("retrieve", time.perf_counter() - started)
         return Assembled(question, retrieved, self.assembler(question.question, retrieved))
 
     def finish(self, item: Assembled, generation: Generation) -> dict:
@@ -90,11 +93,16 @@ class Pipeline:
             row["postprocessed_answer"] = final   # rule_based: the reply with images inserted
         seen_text = [h.to_row() for h in prompt.retrieved.text]
         seen_images = [h.to_row() for h in prompt.retrieved.images]
+        seen_pages = [h.to_row() for h in prompt.retrieved.pages]
+        if item.retrieved.pages:   # pages options: the page hits, and what each retrieval step took
+            row["retrieved_pages"] = [h.to_row() for h in item.retrieved.pages]
+        row["retrieval_seconds"] = {k: round(v, 6) for k, v in item.retrieved.timing.items()}
         row.update({"answer": answer.to_dict() if answer else None, "failure": failure,
                     "generation": {"model": generation.model, "usage": generation.usage,
                                    "seconds": round(generation.seconds, 3), "finish_reason": generation.finish_reason,
                                    "attempts": generation.attempts, "cached": generation.cached},
-                    "metrics": self.evaluator(item.question, seen_text, seen_images, answer) if self.evaluator else {}})
+                    "metrics": self.evaluator(item.question, seen_text, seen_images, answer, seen_pages)
+                    if self.evaluator else {}})
         return row
 
     def answer(self, questions: Sequence[Question]) -> list[dict]:
@@ -123,7 +131,7 @@ def bind_token_counter(retriever, generator) -> None:
 
 def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     """Every component of a run from its config, the offline stage cached (``ham.index.build``)."""
-    from hydra.utils import instantiate
+    from hydra.utils import get_class, instantiate
 
     from ham.backends.local import seed_everything
     from ham.cache import FolderCache
@@ -145,6 +153,15 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     bind = getattr(retriever, "bind", None)   # retrieval=graph: image descriptions and the cache for its entity links
     if bind is not None:
         bind(descriptions=indexed.descriptions, cache=cache)
+    page_retrieval = instantiate_optional(cfg.pages)   # pages=none: ham's units alone
+    if page_retrieval is not None:
+        from ham.methods.page_based import PageBasedMethod
+
+        if not issubclass(get_class(cfg.method._target_), PageBasedMethod):
+            raise ValueError(f"pages={cfg.pages.encoder._target_.rsplit('.', 1)[-1]} retrieves page images, which "
+                             f"only method=page_based shows the generator (not {cfg.method._target_})")
+        retriever, page_info = page_retrieval.attach(retriever, corpus, cache)
+        indexed.info.update(page_info)
     assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
                                                         corpus_root=corpus.root)
     generator = with_generation_cache(instantiate(cfg.generator), cache.root)

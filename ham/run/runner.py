@@ -103,7 +103,7 @@ class Stages:
         answer = InterleavedAnswer.from_dict(row["answer"]) if row["answer"] else None
         retrieved = item.prompt.retrieved
         case = Case(item.question, [h.to_row() for h in retrieved.text], [h.to_row() for h in retrieved.images],
-                    answer)
+                    answer, pages=[h.to_row() for h in retrieved.pages])
         return row, case
 
     def score(self, row: dict, case, verdicts: dict) -> dict:

@@ -14,7 +14,7 @@ from ham.conf import CONF_DIR, ConfigError, compose
 from ham.run.job import run_id
 
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
-            "mramg": ["dataset.path=/data/mramg"]}
+            "mramg": ["dataset.path=/data/mramg"], "colqwen25": ["pages.encoder.model=/models/colqwen25"]}
 GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("local", "hydra", "__pycache__"))
 OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF_DIR / g).glob("*.yaml"))]
 # keyword arguments a run passes when it instantiates a group (not config keys)
