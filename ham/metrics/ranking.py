@@ -135,7 +135,7 @@ def _register() -> None:
                description=f"MMDocIR page recall@{k}: gold pages among the top {k} ranked pages")(
             lambda case, res, k=k: page_recall_at(case, k))
     for k in (1, 5, 10):
-        metric(f"layout_recall_{k}", family="retrieval", label=f"LayoutR@{k}", value_range=(0.0, math.inf),
+        metric(f"layout_recall_{k}", family="retrieval", label=f"LayoutR@{k}",
                description=f"MMDocIR layout recall@{k}: gold box area covered by the top {k} boxes")(
             lambda case, res, k=k: layout_recall_at(case, k))
 

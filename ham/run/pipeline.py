@@ -138,6 +138,7 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     from ham.conf import instantiate_optional
     from ham.generate.cache import with_generation_cache
     from ham.index.build import build_index
+    from ham.index.footprint import index_bytes
     from ham.ingest.corpus import load_corpus
     from ham.metrics.evaluator import Evaluator
     from ham.paths import resolve_path
@@ -146,6 +147,8 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
     corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
     indexed = build_index(cfg, corpus, cache)
+    indexed.info["index_bytes"] = {**index_bytes(indexed.indexes),
+                                   "pages_of_units": len({(u.doc_id, u.page) for u in corpus.units if u.page is not None})}
     # runtime objects go to the partial, not through instantiate (which would turn them into configs)
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
                                                            encoder=indexed.encoder,
