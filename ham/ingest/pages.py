@@ -16,7 +16,8 @@ Images are stored under the cache (``pages/<key>/``), one entry per source file,
 file's content hash, the resolution (PDFs) and ``PAGES_VERSION``: moving the corpus keeps them,
 changing a file or the dpi renders again. A page's ``units`` are the corpus units of its
 document on its page number, in source order; its ``layouts`` the units with a box and a page
-size (MMDocIR's layouts), for layout crops (``layout_crop``). A PDF that pypdfium2 cannot open,
+size (MMDocIR's layouts; a table's image twin is its table's box, listed once), for layout crops
+(``layout_crop``). A PDF that pypdfium2 cannot open,
 or a parquet row whose image cannot be decoded, is a problem naming the file (and the row); the
 other pages are still collected.
 """
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from ham.cache import FolderCache, content_hash, key_of
 from ham.pages import PageUnit, page_id_of
+from ham.units import is_table_image
 
 log = logging.getLogger("ham.ingest.pages")
 PAGES_VERSION = "1"
@@ -117,17 +119,16 @@ def parquet_pages(path: Path, folder: Path, problems: list[str]) -> list[dict]:
             records.append({"doc": doc, "page": page, "file": name, "width": w, "height": h,
                             "extra": {"passage_id": row.get("passage_id"), "row": n}})
         return records
-    names = vidore.page_names([path])
     id_col = vidore.column(vidore.schema_names(path) or set(), vidore.ID)
     for n, row in enumerate(vidore.iter_rows(path, [id_col, "image"])):
         cid = str(row[id_col])
-        doc, page = names[cid]
         try:
             name, w, h = _store(_image_bytes(row.get("image")), folder, f"{n:06d}", f"row {n} (corpus id {cid})")
         except UnreadableImage as exc:
             problems.append(f"page image unusable: {exc}")
             continue
-        records.append({"doc": doc, "page": page, "file": name, "width": w, "height": h,
+        # the page's document and number are named over the whole set (``collect_pages``)
+        records.append({"doc": None, "page": None, "file": name, "width": w, "height": h,
                         "extra": {"corpus_id": cid, "row": n}})
     return records
 
@@ -157,6 +158,7 @@ def collect_pages(corpus, cache: FolderCache, dpi: int = DEFAULT_DPI) -> tuple[l
             on_page[(unit.doc_id, unit.page)].append(unit)
     pages: list[PageUnit] = []
     info = {"by_origin": {}, "reused": 0, "built": 0, "problems": [], "dpi": dpi}
+    set_names: dict[Path, dict] = {}   # ViDoRe set folder -> its pages' names
     for path, origin in page_sources(root):
         problems: list[str] = []
         key = key_of(["pages", content_hash(path), origin, dpi if origin == "pdf" else None, PAGES_VERSION])
@@ -175,11 +177,16 @@ def collect_pages(corpus, cache: FolderCache, dpi: int = DEFAULT_DPI) -> tuple[l
         info["problems"].extend(f"{path.relative_to(root).as_posix()}: {p}" for p in stored["problems"])
         info["reused" if reused else "built"] += 1
         rel = path.relative_to(root).as_posix()
+        if origin == "vidore" and path.parent not in set_names:
+            set_names[path.parent] = vidore_names(path.parent)
+        names = set_names.get(path.parent, {})
         for rec in stored["records"]:
+            if origin == "vidore":
+                rec = {**rec, "doc": names[rec["extra"]["corpus_id"]][0], "page": names[rec["extra"]["corpus_id"]][1]}
             doc_id = rec["doc"] or pdf_doc_id(path, root)
             units = on_page.get((doc_id, rec["page"]), [])
             layouts = [{"unit_id": u.unit_id, "bbox": u.extra["bbox"], "page_size": u.extra["page_size"]}
-                       for u in units if _has_box(u)]
+                       for u in units if _has_box(u) and not is_table_image(u)]
             pages.append(PageUnit(page_id_of(doc_id, rec["page"]), doc_id, rec["page"], rel,
                                   str(folder / rec["file"]), rec["width"], rec["height"], origin,
                                   [u.unit_id for u in units], layouts, rec.get("extra") or {}))
@@ -198,6 +205,13 @@ def collect_pages(corpus, cache: FolderCache, dpi: int = DEFAULT_DPI) -> tuple[l
     return list(seen.values()), info
 
 
+def vidore_names(folder: Path) -> dict[str, tuple[str, int]]:
+    """``ham.ingest.vidore.page_names`` over every corpus shard of a set folder."""
+    from ham.ingest import vidore
+
+    return vidore.page_names(sorted(p for p in folder.glob("*.parquet") if vidore.is_corpus_file(p)))
+
+
 def _render_errors() -> tuple[type[BaseException], ...]:
     import pypdfium2
     from pyarrow import ArrowException
@@ -210,9 +224,13 @@ def _has_box(unit) -> bool:
     return bool(box) and len(box) == 4 and bool(size) and len(size) == 2 and size[0] > 0 and size[1] > 0
 
 
+MIN_CROP_SIDE = 28   # a crop narrower than this is enlarged: image processors guess the channel axis from shape
+
+
 def layout_crop(page: PageUnit, layout: dict):
     """The region of ``page``'s image a layout's box covers (box in page-size coordinates, scaled to
-    the image), as an RGB image."""
+    the image), as an RGB image; a crop under ``MIN_CROP_SIDE`` pixels on a side (a rule line, a
+    page number) is enlarged to it, keeping its aspect ratio."""
     from ham.images import open_image
 
     image = open_image(Path(page.image_path))
@@ -220,4 +238,8 @@ def layout_crop(page: PageUnit, layout: dict):
     x0, y0, x1, y1 = layout["bbox"]
     box = (max(0, int(x0 * sx)), max(0, int(y0 * sy)), min(image.width, max(int(x1 * sx), int(x0 * sx) + 1)),
            min(image.height, max(int(y1 * sy), int(y0 * sy) + 1)))
-    return image.crop(box)
+    crop = image.crop(box)
+    if min(crop.size) < MIN_CROP_SIDE:
+        scale = MIN_CROP_SIDE / min(crop.size)
+        crop = crop.resize((max(MIN_CROP_SIDE, round(crop.width * scale)), max(MIN_CROP_SIDE, round(crop.height * scale))))
+    return crop
