@@ -49,7 +49,8 @@ from pathlib import Path
 from typing import Iterator
 
 from ham.datasets.pages import gold_page_key
-from ham.datasets.questions import Evidence, Question, jsonl_records
+from ham.datasets.questions import Evidence, Question
+from ham.records import jsonl_records
 
 # raw label -> kind; both label families of the real file
 TYPE_KINDS = {

@@ -24,13 +24,13 @@ list of page numbers >= 1 (kept, without gold pages).
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 from typing import Iterator
 
 from ham.datasets.mmdocir import normalise_type
 from ham.datasets.pages import gold_page_key
-from ham.datasets.questions import Question, jsonl_records
+from ham.datasets.questions import Question
+from ham.records import records
 
 FORMATS = ("Str", "Int", "Float", "List", "None")
 
@@ -41,14 +41,9 @@ def _records(path: Path, problems: list[str]) -> Iterator[tuple[int, object]]:
 
         for n, row in enumerate(pq.read_table(path).to_pylist()):
             yield n, row
-    elif path.suffix.lower() == ".jsonl":
-        for n, (_, row) in enumerate(jsonl_records(path, problems)):
+    else:   # samples.json (a JSON list) or JSON lines: a bad record is reported with its line, the rest read
+        for n, (_, row) in enumerate(records(path, problems)):
             yield n, row
-    else:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, list):
-            raise ValueError("not a JSON list of samples")
-        yield from enumerate(data)
 
 
 def _pages(raw) -> list[int] | None:

@@ -34,16 +34,19 @@ batches of ``batch_size`` that halve on out-of-memory. Vectors come back as floa
 from __future__ import annotations
 
 import logging
-from typing import Sequence
+from typing import Annotated, Sequence
 
 import numpy as np
 
 from ham.backends.local import local_model_id, model_source, torch_device, torch_dtype
 from ham.index.encoders import is_out_of_memory, torch_threads
+from ham.settings import Doc, Model, NotResult, OneOf, Range
 
 log = logging.getLogger("ham.index.page_encoders")
 VISRAG_INSTRUCTION = "Represent this query for retrieving relevant documents: "
 ENCODER_VERSION = "1"
+MODEL = Annotated[str, Model(), Doc("a transformers-format folder or a hub id already in the HF cache (never "
+                                    "downloaded)")]
 
 
 class PageEncoder:
@@ -52,8 +55,14 @@ class PageEncoder:
     kind = ""
     multi_vector = True
 
-    def __init__(self, model: str, batch_size: int = 4, device: str | None = None, dtype: str | None = None,
-                 query_threads: int | None = 1) -> None:
+    def __init__(self, model: MODEL,
+                 batch_size: Annotated[int, Range(1), Doc("page images per forward pass (halved on out of "
+                                                          "memory)")] = 4,
+                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 dtype: Annotated[str | None, OneOf("float32", "float16", "bfloat16"),
+                                  Doc("the precision vectors are computed in; None: bfloat16 on GPU, float32 "
+                                      "on CPU")] = None,
+                 query_threads: Annotated[int | None, Range(1), Doc("CPU threads one query encode uses")] = 1) -> None:
         if batch_size < 1:
             raise ValueError(f"pages.encoder.batch_size must be >= 1, not {batch_size}")
         if dtype not in (None, "float32", "float16", "bfloat16"):
@@ -178,18 +187,16 @@ class ColPaliEncoder(_LateInteraction):
     kind = "colpali"
     model_class, processor_class = "ColPaliForRetrieval", "ColPaliProcessor"
 
-    def __init__(self, model: str = "vidore/colpali-v1.3-hf", batch_size: int = 4, device: str | None = None,
-                 dtype: str | None = None, query_threads: int | None = 1) -> None:
-        super().__init__(model, batch_size, device, dtype, query_threads)
+    def __init__(self, model: MODEL = "vidore/colpali-v1.3-hf", **settings) -> None:
+        super().__init__(model, **settings)
 
 
 class ColQwen2Encoder(_LateInteraction):
     kind = "colqwen2"
     model_class, processor_class = "ColQwen2ForRetrieval", "ColQwen2Processor"
 
-    def __init__(self, model: str = "vidore/colqwen2-v1.0-hf", batch_size: int = 4, device: str | None = None,
-                 dtype: str | None = None, query_threads: int | None = 1) -> None:
-        super().__init__(model, batch_size, device, dtype, query_threads)
+    def __init__(self, model: MODEL = "vidore/colqwen2-v1.0-hf", **settings) -> None:
+        super().__init__(model, **settings)
 
     def _adapt(self, model) -> None:
         visual = model.vlm.visual
@@ -210,12 +217,18 @@ class VisRAGEncoder(PageEncoder):
     kind = "visrag"
     multi_vector = False
 
-    def __init__(self, model: str = "openbmb/VisRAG-Ret", batch_size: int = 4, device: str | None = None,
-                 dtype: str | None = None, query_threads: int | None = 1, interface: str = "visrag",
-                 query_instruction: str = VISRAG_INSTRUCTION, trust_remote_code: bool = False) -> None:
+    def __init__(self, model: MODEL = "openbmb/VisRAG-Ret",
+                 interface: Annotated[str, OneOf("visrag", "processor"), Doc(
+                     "visrag: VisRAG-Ret's own model code; processor: any transformers VLM folder")] = "visrag",
+                 query_instruction: Annotated[str, Doc("prefixed to every query")] = VISRAG_INSTRUCTION,
+                 trust_remote_code: Annotated[bool, NotResult(
+                     "whether a model's own code may run: the model loads, or the run stops saying why; what it "
+                     "computes is the model's (pages.encoder.model)"), Doc(
+                     "interface=visrag runs VisRAG-Ret's remote code only when true")] = False,
+                 **settings) -> None:
         if interface not in ("visrag", "processor"):
             raise ValueError(f"pages.encoder.interface must be 'visrag' or 'processor', not {interface!r}")
-        super().__init__(model, batch_size, device, dtype, query_threads)
+        super().__init__(model, **settings)
         self.interface, self.query_instruction = interface, query_instruction
         self.trust_remote_code = trust_remote_code
 

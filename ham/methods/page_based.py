@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Annotated
 
 from ham.images import UnreadableImage, open_image
-from ham.methods.base import Method, Prompt, PromptImage, slots_of
+from ham.methods.base import Method, Prompt, PromptImage, Template, slots_of
 from ham.methods.ham import text_block
 from ham.retrieve.retriever import Retrieved
+from ham.settings import Doc, Range
 
 log = logging.getLogger("ham.methods.page_based")
 
@@ -27,7 +29,10 @@ log = logging.getLogger("ham.methods.page_based")
 class PageBasedMethod(Method):
     name = "page_based"
 
-    def __init__(self, template: str = "page_based_v1", max_images: int = 8, **context) -> None:
+    def __init__(self, template: Template = "page_based_v1",
+                 max_images: Annotated[int, Range(1), Doc("images attached at most: pages first, then image "
+                                                          "units (the model's image limit)")] = 8,
+                 **context) -> None:
         if max_images < 1:
             raise ValueError(f"method.max_images must be >= 1, not {max_images}")
         super().__init__(template, **context)

@@ -25,11 +25,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
-from ham.index.late_interaction import Item, MultiVectorIndex, build_index, file_digest
+from ham.index.late_interaction import STORE_DTYPES, Item, MultiVectorIndex, build_index, file_digest
+from ham.index.page_encoders import ColPaliEncoder, ColQwen2Encoder, VisRAGEncoder
 from ham.ingest.pages import DEFAULT_DPI, collect_pages, layout_crop
 from ham.pages import PageUnit, page_id_of
 from ham.retrieve.retriever import Hit, Retrieved
+from ham.settings import Doc, OneOf, Range
 
 MODES = ("pages", "both")
 LEVELS = ("page", "layout")
@@ -134,9 +137,20 @@ class PageRetrieval:
     """``conf/pages/*``: which page encoder, how pages are rendered and indexed, and the budget.
     ``attach`` builds (or reuses) the page index for a corpus and wraps the unit retriever."""
 
-    def __init__(self, encoder, k_p: int = 5, mode: str = "both", level: str = "page", dpi: int = DEFAULT_DPI,
-                 pool_factor: int = 1, store_dtype: str = "float16", rrf_k: int = 60,
-                 show_progress: bool = False) -> None:
+    def __init__(self, encoder: Annotated[ColPaliEncoder | ColQwen2Encoder | VisRAGEncoder,
+                                          Doc("the page encoder (conf/pages/*: its schema at pages.encoder)")],
+                 k_p: Annotated[int, Range(1), Doc("pages retrieved: a budget of its own, beside k_t and k_v")] = 5,
+                 mode: Annotated[str, OneOf(*MODES), Doc("pages: page images alone; both: the units too, and "
+                                                         "pages fused with the pages they lie on (RRF)")] = "both",
+                 level: Annotated[str, OneOf(*LEVELS), Doc("layout: MMDocIR layout crops instead of whole pages "
+                                                           "(mode=pages)")] = "page",
+                 dpi: Annotated[int, Range(1), Doc("PDF page rendering resolution")] = DEFAULT_DPI,
+                 pool_factor: Annotated[int, Range(1), Doc("1: every token vector (exact MaxSim); N: "
+                                                           "hierarchical token pooling to about 1/N")] = 1,
+                 store_dtype: Annotated[str, OneOf(*STORE_DTYPES), Doc("stored precision of the vectors "
+                                                                       "(scores in float32)")] = "float16",
+                 rrf_k: Annotated[int, Range(1), Doc("reciprocal rank fusion constant (mode=both)")] = 60,
+                 show_progress: Annotated[bool, Doc("a progress bar while pages are encoded")] = False) -> None:
         if mode not in MODES:
             raise ValueError(f"pages.mode must be one of {', '.join(MODES)}, not {mode!r}")
         if level not in LEVELS:
