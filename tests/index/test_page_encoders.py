@@ -115,3 +115,19 @@ def test_visrag_own_code_needs_consent_and_bad_settings_are_refused(models):
         ColPaliEncoder(str(models["colpali"]), dtype="int8")
     with pytest.raises(FileNotFoundError, match="never downloads"):
         ColPaliEncoder("no-such-org/no-such-model").encode_queries(["q"])
+
+
+def test_the_settings_left_out_of_the_run_id_leave_the_vectors_alone(models):
+    """batch_size, query_threads and trust_remote_code are NotResult / excluded by name
+    (ham.run.identity): the vectors they give are the same."""
+    images = _pages([(60, 80), (80, 60), (50, 50)])
+    one = ColPaliEncoder(str(models["colpali"]), batch_size=1, query_threads=1)
+    three = ColPaliEncoder(str(models["colpali"]), batch_size=3, query_threads=2)
+    for a, b in zip(one.encode_images(images) + one.encode_queries(QUERIES),
+                    three.encode_images(images) + three.encode_queries(QUERIES)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    trusted = VisRAGEncoder(str(models["vlm"]), interface="processor", trust_remote_code=True, batch_size=1)
+    untrusted = VisRAGEncoder(str(models["vlm"]), interface="processor", batch_size=3)
+    for a, b in zip(trusted.encode_images(images) + trusted.encode_queries(QUERIES),
+                    untrusted.encode_images(images) + untrusted.encode_queries(QUERIES)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
