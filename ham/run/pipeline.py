@@ -93,7 +93,9 @@ class Pipeline:
             row["postprocessed_answer"] = final   # rule_based: the reply with images inserted
         seen_text = [h.to_row() for h in prompt.retrieved.text]
         seen_images = [h.to_row() for h in prompt.retrieved.images]
-        seen_pages = [h.to_row() for h in prompt.retrieved.pages]
+        # the page rows go to the evaluator only where pages were retrieved: an evaluator is any
+        # callable of (question, text, images, answer), and ham's Evaluator takes pages besides
+        seen_pages = [[h.to_row() for h in prompt.retrieved.pages]] if prompt.retrieved.pages else []
         if item.retrieved.pages:   # pages options: the page hits, and what each retrieval step took
             row["retrieved_pages"] = [h.to_row() for h in item.retrieved.pages]
         row["retrieval_seconds"] = {k: round(v, 6) for k, v in item.retrieved.timing.items()}
@@ -101,7 +103,7 @@ class Pipeline:
                     "generation": {"model": generation.model, "usage": generation.usage,
                                    "seconds": round(generation.seconds, 3), "finish_reason": generation.finish_reason,
                                    "attempts": generation.attempts, "cached": generation.cached},
-                    "metrics": self.evaluator(item.question, seen_text, seen_images, answer, seen_pages)
+                    "metrics": self.evaluator(item.question, seen_text, seen_images, answer, *seen_pages)
                     if self.evaluator else {}})
         return row
 
