@@ -11,6 +11,10 @@ Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
     paired.{md,tex,csv}                each variant vs the reference: paired bootstrap, Wilcoxon
     figure3_<dataset>.{png,pdf}        Figure 3 style ablation bars with 95% CIs
     mramg.{md,tex}                     MRAMG-Bench's metrics, where runs computed them (metrics=mramg)
+    structure_vs_pixels.{md,tex}       page nDCG / recall with 95% CIs against index bytes and query
+                                       latency, where runs computed page metrics (metrics=pages;
+                                       grid=structure_vs_pixels; analysis/pixels.py), printed as well
+    pareto_<dataset>.{png,pdf}         the same as a Pareto plot: quality against bytes and latency
   and where runs answered topology questions (TopoGraphRAG-Bench, experiment=demo_topology;
   analysis/topology.py), printed as well:
     table2.{md,tex}, table2_ci.{md,tex}      retrieval and generation overall, and with CIs and n
@@ -37,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from .collect import collect, questions_table, runs_table
+from .pixels import pareto_figure, pixels_runs, pixels_table
 from .plots import ablation_figure
 from .report import write_grid_report
 from .table_format import write_table
@@ -79,6 +84,15 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
     mramg = mramg_table(collection)
     if mramg is not None:
         written += write_table(mramg, out)
+    pixels = pixels_table(collection)
+    if pixels is not None:
+        written += write_table(pixels, out)
+        if printed is not None:
+            printed.append(to_markdown(pixels))
+        for dataset in sorted({r.dataset for r in pixels_runs(collection)}):
+            runs = [r for r in pixels_runs(collection) if r.dataset == dataset]
+            written += pareto_figure(runs, [collection.label(r) for r in runs], out / f"pareto_{_slug(dataset)}",
+                                     dataset)
     for table in topology_tables(collection):
         written += write_table(table, out)
         if printed is not None:

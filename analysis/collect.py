@@ -51,7 +51,7 @@ from ham.run.predictions import read
 RUN_FILES = ("config.yaml", "metrics.json", "predictions.jsonl")
 CHOICE_AXES = ("dataset", "method", "generator", "text_repr", "image_repr", "retrieval", "encoder")
 # groups in the order data flows (ham/conf/config.yaml): axes and variant labels follow it
-GROUP_ORDER = ("dataset", "units", "text_repr", "image_repr", "summariser", "describer", "encoder", "index", "retrieval", "reranker",
+GROUP_ORDER = ("dataset", "units", "text_repr", "image_repr", "summariser", "describer", "encoder", "index", "retrieval", "reranker", "pages",
                "method", "generator", "metrics", "judge", "cost", "logger")
 
 

@@ -4,6 +4,7 @@ descriptions sent to a VLM, images attached to a multimodal prompt, the CLIP fil
     image_problem(path)          None for a readable, decodable image, else what is wrong with it
     pixel_size(path)             (width, height), or None when the file cannot be read
     open_image(path)             the image as RGB, or ``UnreadableImage`` naming the file
+    probe_bytes(data, name)      (format, width, height) of image bytes, or ``UnreadableImage``
     encoded_image(path, side)    (RGB image, bytes, MIME type) downscaled to ``side``, for a data URL
 
 PIL is the decoder; what it raises on a missing, truncated or foreign file is caught here and
@@ -86,3 +87,18 @@ def encoded_image(path: Path, max_side: int):
         image.save(buf, format="PNG")
         return image, buf.getvalue(), "image/png"
     return image, raw, DATA_URL_FORMATS[fmt]
+
+
+def probe_bytes(data: bytes | None, name: str) -> tuple[str, int, int]:
+    """(format, width, height) of image bytes that decode, else ``UnreadableImage`` naming ``name``
+    (a parquet cell holding a page screenshot)."""
+    from PIL import Image
+
+    if not data:
+        raise UnreadableImage(f"{name}: no image bytes")
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            return image.format or "", image.width, image.height
+    except _decode_errors() as exc:
+        raise UnreadableImage(f"{name}: {exc.__class__.__name__}: {exc}") from exc

@@ -17,7 +17,7 @@ LAYERS = [
     {"settings", "paths", "text", "images", "cache", "records", "protocols", "prompt_file", "answer"},
     {"backends"},
     {"document"},
-    {"units"},
+    {"units", "pages"},
     {"granularity"},
     {"ingest"},
     {"datasets"},

@@ -1,9 +1,10 @@
-"""``ham-questions FILE --format mmdocir|topograph|mmdocrag|mramg|jsonl``: read a questions file
-without indexing anything, so a dataset can be checked before a long run.
+"""``ham-questions FILE --format mmdocir|topograph|mmdocrag|mramg|jsonl|vidore|mmlongbench``: read a
+questions file (for ``vidore``, a set folder) without indexing anything, so a dataset can be checked
+before a long run.
 
 Prints the number of questions read (as digits), the counts by topology and by kind (a dataset's
-normalised type; MMDocIR also by its raw ``type`` string), how many carry gold evidence, and every
-problem with its file and line number. Questions are counted as they are read, never held all at
+normalised type; MMDocIR also by its raw ``type`` string, MMLongBench-Doc by answer format), how
+many carry gold evidence and gold pages, and every problem with its file and line number. Questions are counted as they are read, never held all at
 once. Exit status 0 when at least one question was read, 1 when none could be (a missing or
 unreadable file included).
 """
@@ -50,18 +51,31 @@ def _mmdocrag_iter(path: Path, problems: list[str]) -> Iterator[Question]:
     return iter_mmdocrag(path, problems)
 
 
+def _vidore_iter(path: Path, problems: list[str]) -> Iterator[Question]:
+    from ham.datasets.vidore import iter_vidore
+
+    return iter_vidore(path, problems)
+
+
+def _mmlongbench_iter(path: Path, problems: list[str]) -> Iterator[Question]:
+    from ham.datasets.mmlongbench import iter_mmlongbench
+
+    return iter_mmlongbench(path, problems)
+
+
 # format -> a function yielding the file's questions and appending its problems
 ITERATORS: dict[str, Callable[[Path, list[str]], Iterator[Question]]] = {
     "mmdocir": _mmdocir_iter, "topograph": _topograph_iter, "mmdocrag": _mmdocrag_iter,
-    "mramg": _mramg_iter, "jsonl": _jsonl_iter,
+    "mramg": _mramg_iter, "jsonl": _jsonl_iter, "vidore": _vidore_iter, "mmlongbench": _mmlongbench_iter,
 }
+FOLDER_FORMATS = {"vidore"}   # the questions are a folder (a ViDoRe set: queries/, qrels/, corpus/)
 
 
 def summarise(path: Path, fmt: str) -> tuple[dict, list[str]]:
     """Counts over the file's questions and its problems."""
     problems: list[str] = []
     stats = {"questions": 0, "topology": Counter(), "kind": Counter(), "type": Counter(),
-             "with_evidence": 0, "evidence_items": 0}
+             "with_evidence": 0, "evidence_items": 0, "with_gold_pages": 0, "gold_pages": 0}
     try:
         for q in ITERATORS[fmt](path, problems):
             stats["questions"] += 1
@@ -70,9 +84,15 @@ def summarise(path: Path, fmt: str) -> tuple[dict, list[str]]:
                 stats["kind"][kind] += 1
             if fmt == "mmdocir":
                 stats["type"][str(q.meta.get("type_raw"))] += 1
+            if fmt == "mmlongbench":
+                stats["type"][str(q.meta.get("answer_format"))] += 1
             if q.evidence:
                 stats["with_evidence"] += 1
                 stats["evidence_items"] += len(q.evidence)
+            judged = [g for g in (q.meta.get("page_qrels") or {}).values() if g > 0]
+            if judged:
+                stats["with_gold_pages"] += 1
+                stats["gold_pages"] += len(judged)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         problems.append(f"{path}: cannot read the questions file ({exc})")
     return stats, problems
@@ -108,15 +128,18 @@ def questions_main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     args = questions_parser().parse_args(argv)
     out = sys.stdout
-    if not args.file.is_file():
-        print(f"ham-questions: {args.file} is not a file", file=sys.stderr)
+    folder = args.format in FOLDER_FORMATS
+    if not (args.file.is_dir() if folder else args.file.is_file()):
+        print(f"ham-questions: {args.file} is not a {'folder' if folder else 'file'}", file=sys.stderr)
         return 1
     stats, problems = summarise(args.file, args.format)
     print(f"{stats['questions']} questions read from {args.file} (format {args.format})", file=out)
     _counts("topology", stats["topology"], out)
     _counts("kind", stats["kind"], out)
-    _counts("type (raw)", stats["type"], out)
+    _counts("answer format" if args.format == "mmlongbench" else "type (raw)", stats["type"], out)
     print(f"with gold evidence: {stats['with_evidence']} ({stats['evidence_items']} items)", file=out)
+    if stats["with_gold_pages"] or args.format in ("vidore", "mmlongbench", "mmdocir"):
+        print(f"with gold pages: {stats['with_gold_pages']} ({stats['gold_pages']} judged relevant)", file=out)
     print(f"problems: {len(problems)}", file=out)
     for problem in problems:
         print(f"  {problem}", file=out)

@@ -9,7 +9,7 @@ from typing import Any, List, Optional
 from ham.settings import REQUIRED, Doc, NotResult, Range, setting
 
 GROUPS = ("dataset", "units", "text_repr", "image_repr", "summariser", "describer", "encoder", "index", "retrieval",
-          "reranker", "method", "generator", "cost", "metrics", "judge", "logger", "topo")
+          "reranker", "pages", "method", "generator", "cost", "metrics", "judge", "logger", "topo")
 
 
 @dataclass
@@ -44,6 +44,7 @@ class Root:
     index: Any = REQUIRED
     retrieval: Any = REQUIRED
     reranker: Any = REQUIRED
+    pages: Any = REQUIRED
     method: Any = REQUIRED
     generator: Any = REQUIRED
     cost: Any = REQUIRED

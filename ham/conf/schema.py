@@ -32,7 +32,8 @@ COMPONENTS: dict[str, list[str]] = {
     "dataset": ["ham.datasets.questions.DatasetSettings"],
     "reader": ["ham.datasets.questions.JsonlReader", "ham.datasets.mramg.MramgReader",
                "ham.datasets.mmdocir.MmdocirReader", "ham.datasets.topograph.TopographReader",
-               "ham.datasets.mmdocrag.MmdocragReader"],
+               "ham.datasets.mmdocrag.MmdocragReader", "ham.datasets.vidore.VidoreReader",
+               "ham.datasets.mmlongbench.MmlongbenchReader"],
     "units": ["ham.granularity.Blocks", "ham.granularity.Merged", "ham.granularity.Sections"],
     "text_repr": ["ham.represent.templates.ContextualText", "ham.represent.templates.IsolatedText",
                   "ham.represent.templates.FlatText"],
@@ -50,8 +51,12 @@ COMPONENTS: dict[str, list[str]] = {
     "diversity": ["ham.retrieve.diversity.SectionCap", "ham.retrieve.diversity.MMR"],
     "assembly": ["ham.retrieve.budget.TreeAssembly"],
     "reranker": ["ham.retrieve.rerank.CrossEncoderReranker", "ham.retrieve.rerank.BGEReranker"],
+    "pages": ["ham.retrieve.pages.PageRetrieval"],
+    "page_encoder": ["ham.index.page_encoders.ColPaliEncoder", "ham.index.page_encoders.ColQwen2Encoder",
+                     "ham.index.page_encoders.VisRAGEncoder"],
     "method": ["ham.methods.ham.HamAssembler", "ham.methods.llm_based.LlmBasedMethod",
-               "ham.methods.mllm_based.MllmBasedMethod", "ham.methods.rule_based.RuleBasedMethod"],
+               "ham.methods.mllm_based.MllmBasedMethod", "ham.methods.rule_based.RuleBasedMethod",
+               "ham.methods.page_based.PageBasedMethod"],
     "generator": ["ham.generate.extractive.ExtractiveGenerator", "ham.generate.openai_chat.OpenAIGenerator",
                   "ham.generate.hf.HFGenerator", "ham.generate.hf_vision.HFVisionGenerator"],
     "client": ["ham.backends.chat.ChatClient", "ham.metrics.judge.HFChat"],
@@ -152,7 +157,8 @@ def schema_of(path: str) -> type:
 
 @dataclasses.dataclass
 class Nothing:
-    """A group set to none (``describer=none``, ``judge=none``, ``logger=none``, ``reranker=none``)."""
+    """A group set to none (``describer=none``, ``judge=none``, ``logger=none``, ``reranker=none``,
+    ``pages=none``)."""
 
     _target_: Optional[str] = None
 
@@ -164,5 +170,5 @@ def register_schemas(store) -> None:
     for group, paths in COMPONENTS.items():
         for path in paths:
             store.store(group=f"schema/{group}", name=path.rpartition(".")[2], node=schema_of(path))
-    for group in ("describer", "judge", "logger", "reranker"):
+    for group in ("describer", "judge", "logger", "reranker", "pages"):
         store.store(group=f"schema/{group}", name="Nothing", node=Nothing)

@@ -30,7 +30,8 @@ Each question becomes a ``Question`` with
                      Gold evidence is a bbox; ``ham.datasets.evidence`` maps it to layout units.
     meta             doc_name, domain, type_raw, page_id, layout_mapping, evidence, layoutindex,
                      page_indices, layout_indices, question_index, global_index (the question's
-                     position in the file: MMDocIR's own query id), multi_page, multi_layout
+                     position in the file: MMDocIR's own query id), multi_page, multi_layout,
+                     page_qrels (each ``page_id`` as a gold page key, ``ham.datasets.pages``)
 
 ``type`` is irregular in the real file: DocBench-style labels (``text-only``, ``multimodal-t``,
 ``multimodal-f``, ``meta-data``, ``una-web``), MMLongBench-style stringified lists
@@ -47,6 +48,7 @@ import ast
 from pathlib import Path
 from typing import Iterator
 
+from ham.datasets.pages import gold_page_key
 from ham.datasets.questions import Evidence, Question
 from ham.records import jsonl_records
 
@@ -167,6 +169,7 @@ def _question(doc: dict, n: int, qa, global_index: int) -> tuple[Question, list[
         "page_indices": doc.get("page_indices"), "layout_indices": doc.get("layout_indices",
                                                                            doc.get("layout_indinces")),
         "multi_page": len(set(pages)) > 1, "multi_layout": len(mapping) > 1,
+        "page_qrels": {gold_page_key(doc_name, p): 1 for p in pages if isinstance(p, int)},
     }
     for key in ("evidence", "layoutindex"):
         if key in qa:

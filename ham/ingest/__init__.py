@@ -1,6 +1,6 @@
 """Ingest: every supported document under a corpus root becomes a ``Document`` tree.
 
-Formats: MRAMG/HAM-Bench JSONL, MinerU content lists (every version), Docling JSON, HTML pages
+Formats: MRAMG/HAM-Bench JSONL, MinerU content lists (every version), MMDocIR and ViDoRe parquet, Docling JSON, HTML pages
 and manuals, Markdown, PDF and DOCX (see docs/ingest.md). Known document formats ham does not read
 (.doc, .odt, .rtf, .pptx, .epub, ...) are reported with what to do; other files are listed as
 left alone.
@@ -16,13 +16,13 @@ import logging
 from pathlib import Path
 
 from ham.document import Document
-from ham.ingest import docling, docx, html, markdown, mineru, mmdocir, mramg, pdf, topograph
+from ham.ingest import docling, docx, html, markdown, mineru, mmdocir, mramg, pdf, topograph, vidore
 from ham.ingest.report import IngestReport
 
 log = logging.getLogger("ham.ingest")
 
-FORMATS = {"mramg": mramg, "mineru": mineru, "mmdocir": mmdocir, "topograph": topograph, "docling": docling,
-           "html": html, "markdown": markdown, "pdf": pdf, "docx": docx}
+FORMATS = {"mramg": mramg, "mineru": mineru, "mmdocir": mmdocir, "vidore": vidore, "topograph": topograph,
+           "docling": docling, "html": html, "markdown": markdown, "pdf": pdf, "docx": docx}
 
 
 def corpus_files(root: Path) -> list[Path]:

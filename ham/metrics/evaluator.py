@@ -97,8 +97,8 @@ class Evaluator:
         return None
 
     def __call__(self, question: Question, text: list[dict], images: list[dict],
-                 answer: InterleavedAnswer | None) -> dict:
-        return self.score(Case(question, text, images, answer))
+                 answer: InterleavedAnswer | None, pages: list[dict] | None = None) -> dict:
+        return self.score(Case(question, text, images, answer, pages=list(pages or [])))
 
     def judge_now(self, case: Case) -> dict[str, Scored]:
         """``ajudge`` from synchronous code (one question; its own event loop, ``run_sync``)."""
@@ -219,5 +219,5 @@ class FunctionEvaluator:
         self.fn = fn
 
     def __call__(self, question: Question, text: list[dict], images: list[dict],
-                 answer: InterleavedAnswer | None) -> dict:
+                 answer: InterleavedAnswer | None, pages: list[dict] | None = None) -> dict:
         return self.fn(question, text, images, answer)

@@ -6,7 +6,7 @@ and aggregation in its registry).
     def image_retrieval_recall(case: Case, res: Resources) -> float | None: ...
 
 A compute function gets the question's ``Case`` (the question with its golds, the retrieved text
-and image rows in rank order, the parsed answer or None for a failed generation, and the scores
+and image rows in rank order, the page rows where page retrieval ran, the parsed answer or None for a failed generation, and the scores
 computed so far) and the run's ``Resources`` (``judge``, ``bertscore``, ``encoder``: each built
 only when a chosen metric ``needs`` it). It returns a value, None (undefined for this question:
 left out of the mean, the n reported), or ``Scored(value, detail)`` when there is a per-question
@@ -43,6 +43,7 @@ class Case:
     images: list[dict]                  # retrieved image rows, in rank order
     answer: InterleavedAnswer | None    # None: the generation failed
     scores: dict = field(default_factory=dict)
+    pages: list[dict] = field(default_factory=list)   # retrieved page rows (``PageHit.to_row``), pages options
 
     @cached_property
     def reference(self) -> InterleavedAnswer | None:

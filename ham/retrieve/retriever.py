@@ -21,7 +21,7 @@ Indexes are built (or reused) by ``ham.index.build``.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Sequence
 
 from ham.index.hybrid import DenseOnly, HybridFusion, Query, ScoredUnit, SparseOnly
@@ -49,16 +49,19 @@ class Hit:
         """The hit as predictions, metrics, judges and the viewer see it: unit id, modality
         (``text``, ``table`` or ``image``), source file, page (1-based, where the source has
         pages), the source's own index and label ("Figure 3"), the position as prompts write it,
-        heading path, score, and the text or the image reference, file and caption."""
+        heading path, score, and the text or the image reference, file and caption; the document
+        id, and the unit's box where the source gives one."""
         u = self.unit
         row = {"unit_id": u.unit_id, "modality": "table" if u.kind == "table" else u.modality,
-               "source": u.source, "page": None if u.page is None else u.page + 1, "index": u.index,
+               "doc_id": u.doc_id, "source": u.source, "page": None if u.page is None else u.page + 1, "index": u.index,
                "label": u.label, "position": position(u), "heading_path": u.heading_path,
                "score": round(self.score, 6)}
         if u.modality == "image" or u.image:
             row.update(image=u.image, image_path=u.image_path, caption=u.caption or u.alt)
         if u.modality != "image":
             row["text"] = u.content
+        if u.extra.get("bbox"):   # the source's box on its page (MMDocIR layouts: page-size coordinates)
+            row["bbox"] = list(u.extra["bbox"])
         if len(u.extra.get("members", ())) > 1:   # a passage assembled under a budget (ham.retrieve.budget)
             row["members"] = list(u.extra["members"])
         return row
@@ -68,6 +71,8 @@ class Hit:
 class Retrieved:
     text: list[Hit]
     images: list[Hit]
+    pages: list = field(default_factory=list)    # page hits (``ham.retrieve.pages.PageHit``), pages options only
+    timing: dict = field(default_factory=dict)   # seconds per retrieval step, where a retriever measures them
 
 
 K_T = Annotated[int, Range(0), Doc("text units retrieved (with a budget: passages at most)")]

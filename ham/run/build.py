@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from hydra.utils import instantiate
+from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
 
 from ham.backends.local import seed_everything
@@ -21,7 +21,9 @@ from ham.conf import instantiate_optional
 from ham.datasets.questions import Question
 from ham.generate.cache import with_generation_cache
 from ham.index.build import Indexed, OfflineParts, build_index
+from ham.index.footprint import index_bytes
 from ham.ingest.corpus import Corpus, load_corpus
+from ham.methods.page_based import PageBasedMethod
 from ham.metrics.evaluator import Evaluator
 from ham.paths import resolve_path
 from ham.run.pipeline import Pipeline
@@ -87,12 +89,15 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     cache = configured_cache(cfg)
     corpus = load_configured_corpus(cfg, cache)
     indexed = build_offline(cfg, corpus, cache)
+    indexed.info["index_bytes"] = {**index_bytes(indexed.indexes),
+                                   "pages_of_units": len({(u.doc_id, u.page) for u in corpus.units if u.page is not None})}
     # runtime objects go to the partial, not through instantiate (which would turn them into configs)
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
                                                            encoder=indexed.encoder,
                                                            reranker=instantiate_optional(cfg.reranker))
     # retrieval=graph links images by their descriptions and keeps its entity links in the cache
     retriever.bind(descriptions=indexed.descriptions, cache=cache)
+    retriever = attach_pages(cfg, retriever, corpus, cache, indexed.info)
     assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
                                                         corpus_root=corpus.root)
     generator = configured_generator(cfg, cache)
@@ -102,6 +107,20 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
         judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))
         evaluator = Evaluator.from_config(cfg.metrics, judge=judge, encoder=indexed.encoder)
     return Pipeline(retriever, assembler, generator, evaluator, corpus, {**indexed.info, "encoder": indexed.encoder.model_id})
+
+
+def attach_pages(cfg: DictConfig, retriever, corpus: Corpus, cache: FolderCache, info: dict):
+    """``pages=<encoder>``: the page index built (or reused) and the unit retriever wrapped to
+    retrieve page images beside (or instead of) the units; ``pages=none``: the retriever as it is."""
+    page_retrieval = instantiate_optional(cfg.pages)
+    if page_retrieval is None:
+        return retriever
+    if not issubclass(get_class(cfg.method._target_), PageBasedMethod):
+        raise ValueError(f"pages={cfg.pages.encoder._target_.rsplit('.', 1)[-1]} retrieves page images, which "
+                         f"only method=page_based shows the generator (not {cfg.method._target_})")
+    retriever, page_info = page_retrieval.attach(retriever, corpus, cache)
+    info.update(page_info)
+    return retriever
 
 
 def token_counter(generator):

@@ -15,6 +15,7 @@ generation record and the per-question metrics: everything the viewer and analys
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -63,18 +64,20 @@ class Pipeline:
         return resolve_evidence(questions, self.corpus.units)
 
     def assemble(self, question: Question) -> Assembled:
+        started = time.perf_counter()
         retrieved = self.retriever.retrieve(question.question)
+        retrieved.timing.setdefault("retrieve", time.perf_counter() - started)
         return Assembled(question, retrieved, self.assembler(question.question, retrieved))
 
     def finish(self, item: Assembled, generation: Generation) -> dict:
         """The prediction row of one generation (parse, post-process, score)."""
-        row, scored = self.unscored(item, generation)
-        row["metrics"] = self.evaluator(*scored) if self.evaluator else {}
+        row, (question, text, images, answer, pages) = self.unscored(item, generation)
+        row["metrics"] = self.evaluator(question, text, images, answer, pages=pages) if self.evaluator else {}
         return row
 
     def unscored(self, item: Assembled, generation: Generation) -> tuple[dict, tuple]:
         """The row without its metrics, and what scoring it takes: (question, the text and image
-        rows the generator saw, the parsed answer or None)."""
+        rows the generator saw, the parsed answer or None, the page rows it saw: pages options)."""
         prompt, answer, failure, final = item.prompt, None, None, None
         if generation.error:
             failure = {"reason": generation.failure_reason, "detail": generation.error}
@@ -94,12 +97,16 @@ class Pipeline:
             row["postprocessed_answer"] = final   # rule_based: the reply with images inserted
         seen_text = [h.to_row() for h in prompt.retrieved.text]
         seen_images = [h.to_row() for h in prompt.retrieved.images]
+        seen_pages = [h.to_row() for h in prompt.retrieved.pages]
+        if item.retrieved.pages:   # pages options: the page hits, and what each retrieval step took
+            row["retrieved_pages"] = [h.to_row() for h in item.retrieved.pages]
+        row["retrieval_seconds"] = {k: round(v, 6) for k, v in item.retrieved.timing.items()}
         row.update({"answer": answer.to_dict() if answer else None, "failure": failure,
                     "generation": {"model": generation.model, "usage": generation.usage,
                                    "seconds": round(generation.seconds, 3), "finish_reason": generation.finish_reason,
                                    "attempts": generation.attempts, "cached": generation.cached},
                     "metrics": {}})
-        return row, (item.question, seen_text, seen_images, answer)
+        return row, (item.question, seen_text, seen_images, answer, seen_pages)
 
     def answer(self, questions: Sequence[Question]) -> list[dict]:
         """Rows for ``questions`` through the runner's one answer loop (``ham.run.runner.answer_rows``),

@@ -50,8 +50,11 @@ log = logging.getLogger("ham.run.runner")
 
 
 def index_keys(info: dict) -> dict | None:
-    """The index keys (text, image) of a pipeline's offline-stage record, or None without any."""
+    """The index keys (text, image, and pages where page retrieval runs) of a pipeline's
+    offline-stage record, or None without any."""
     keys = {m: (info.get(m) or {}).get("key") for m in ("text", "image")}
+    if (info.get("page_index") or {}).get("key"):
+        keys["pages"] = info["page_index"]["key"]
     return keys if any(keys.values()) else None
 
 
@@ -106,8 +109,8 @@ class Stages:
     def finish(self, item, generation) -> tuple[dict, object]:
         """(row, the case to judge or None)."""
         if self.judging:
-            row, scored = self.pipeline.unscored(item, generation)
-            case = Case(*scored)
+            row, (question, text, images, answer, pages) = self.pipeline.unscored(item, generation)
+            case = Case(question, text, images, answer, pages=pages)
         else:
             row, case = self.pipeline.finish(item, generation), None
         if self.index:

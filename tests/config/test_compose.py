@@ -14,7 +14,7 @@ from ham.conf import EXPERIMENTS_DIR, SITE_CONF_DIR, option_files, ConfigError, 
 from ham.run.job import configured_run_id as run_id
 
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
-            "mramg": ["dataset.path=/data/mramg"]}
+            "mramg": ["dataset.path=/data/mramg"], "colqwen25": ["pages.encoder.model=/models/colqwen25"]}
 OPTIONS = [(group, option) for group, option, _ in option_files()]
 # keyword arguments a run passes when it instantiates a group (not config keys)
 RUNTIME = {"retrieval": {"corpus", "indexes", "encoder"}, "method": {"descriptions", "encoder", "corpus_root"},

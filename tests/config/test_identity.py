@@ -9,7 +9,7 @@ from ham.conf import option_files, compose
 from ham.run.identity import classes, flatten, identity, model_identity, run_id, why_excluded
 
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
-            "mramg": ["dataset.path=/data/mramg"]}
+            "mramg": ["dataset.path=/data/mramg"], "colqwen25": ["pages.encoder.model=/models/colqwen25"]}
 OPTIONS = [(group, option) for group, option, _ in option_files()]
 
 

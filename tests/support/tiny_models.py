@@ -150,3 +150,79 @@ def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
     BertForSequenceClassification(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def _bpe(specials: list[str], vocab_size: int = 300):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(TRAINING_TEXT * 4, trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=specials, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return tok
+
+
+def tiny_colpali(folder: Path, seed: int = 0, embedding_dim: int = 8) -> Path:
+    """ColPaliForRetrieval over a tiny PaliGemma (SigLIP tower 32 px, 16 patches; Gemma text model)
+    with its ColPaliProcessor (SigLIP's PIL image processor, a Gemma tokenizer)."""
+    import torch
+    from transformers import (ColPaliConfig, ColPaliForRetrieval, ColPaliProcessor, GemmaConfig, GemmaTokenizerFast,
+                              PaliGemmaConfig, SiglipImageProcessor, SiglipVisionConfig)
+
+    tokenizer = GemmaTokenizerFast(tokenizer_object=_bpe(["<pad>", "<eos>", "<bos>", "<unk>", "<image>"]),
+                                   pad_token="<pad>", eos_token="<eos>", bos_token="<bos>", unk_token="<unk>")
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<image>"]})
+    images = SiglipImageProcessor(size={"height": 32, "width": 32})
+    images.image_seq_length = 16
+    processor = ColPaliProcessor(image_processor=images, tokenizer=tokenizer)
+    vision = SiglipVisionConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                image_size=32, patch_size=8, projection_dim=32)
+    text = GemmaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                       num_attention_heads=2, num_key_value_heads=1, head_dim=16, pad_token_id=tokenizer.pad_token_id)
+    vlm = PaliGemmaConfig(vision_config=vision.to_dict(), text_config=text.to_dict(), projection_dim=32,
+                          image_token_index=tokenizer.convert_tokens_to_ids("<image>"))
+    vlm.vision_config.projection_dim = 32
+    torch.manual_seed(seed)
+    ColPaliForRetrieval(ColPaliConfig(vlm_config=vlm, embedding_dim=embedding_dim)).save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
+
+
+QWEN_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+                 "<|image_pad|>", "<|video_pad|>", "<unk>"]
+
+
+def tiny_colqwen2(folder: Path, seed: int = 0, backbone: str = "qwen2_vl", embedding_dim: int = 8) -> Path:
+    """ColQwen2ForRetrieval over a tiny Qwen2-VL (``backbone="qwen2_vl"``) or Qwen2.5-VL
+    (``"qwen2_5_vl"``: ColQwen2.5's shape), with ColQwen2Processor (Qwen2-VL's PIL image processor,
+    56-112 px pages: 4-16 merged patches)."""
+    import torch
+    from transformers import (ColQwen2Config, ColQwen2ForRetrieval, ColQwen2Processor, Qwen2_5_VLConfig,
+                              Qwen2TokenizerFast, Qwen2VLConfig, Qwen2VLImageProcessor)
+
+    tokenizer = Qwen2TokenizerFast(tokenizer_object=_bpe(QWEN_SPECIALS), pad_token="<|endoftext|>",
+                                   eos_token="<|im_end|>", unk_token="<unk>")
+    images = Qwen2VLImageProcessor(min_pixels=28 * 28 * 4, max_pixels=28 * 28 * 16, patch_size=14, merge_size=2,
+                                   temporal_patch_size=2)
+    processor = ColQwen2Processor(image_processor=images, tokenizer=tokenizer)
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIALS}
+    text = dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=512,
+                rope_scaling={"type": "mrope", "mrope_section": [2, 2, 4]})
+    tokens = dict(image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+                  vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+    if backbone == "qwen2_vl":
+        vision = dict(depth=1, embed_dim=16, hidden_size=32, num_heads=2, mlp_ratio=2, patch_size=14,
+                      spatial_merge_size=2, temporal_patch_size=2, in_chans=3)
+        vlm = Qwen2VLConfig(text_config=text, vision_config=vision, **tokens, **text)
+    else:
+        vision = dict(depth=1, hidden_size=16, out_hidden_size=32, intermediate_size=32, num_heads=2, patch_size=14,
+                      spatial_merge_size=2, temporal_patch_size=2, in_channels=3, fullatt_block_indexes=[0],
+                      window_size=56)
+        vlm = Qwen2_5_VLConfig(text_config=text, vision_config=vision, **tokens, **text)
+    torch.manual_seed(seed)
+    ColQwen2ForRetrieval(ColQwen2Config(vlm_config=vlm, embedding_dim=embedding_dim)).save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder

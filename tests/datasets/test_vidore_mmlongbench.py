@@ -1,0 +1,89 @@
+"""ViDoRe (BEIR layout, both column spellings) and MMLongBench-Doc readers on fixtures in the
+shapes their hubs ship, their gold pages, and ham-questions' counts."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from ham.cli.questions import questions_main
+from ham.datasets.mmlongbench import MmlongbenchReader
+from ham.datasets.pages import gold_page_key, page_gold, page_keys
+from ham.datasets.vidore import VidoreReader
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
+V3, V2 = FIXTURES / "vidore" / "v3", FIXTURES / "vidore" / "v2"
+SAMPLES = FIXTURES / "mmlongbench" / "samples.json"
+
+
+def test_vidore_v3_queries_with_graded_qrels_named_as_pages():
+    questions, problems = VidoreReader().read(V3)
+    by_id = {q.id: q for q in questions}
+    assert list(by_id) == ["10", "11", "12", "14"]
+    assert page_gold(by_id["10"]) == {"energy-report#0": 2, "energy-report#1": 0}    # a judged non-relevant page kept
+    assert page_gold(by_id["11"]) == {"energy-report#1": 2, "energy-report#2": 1}
+    assert by_id["10"].meta["qrels"] == {"0": 2, "1": 0}
+    assert by_id["11"].reference_answer == "12 GW" and by_id["11"].kinds == ["numerical"]
+    assert by_id["14"].meta["page_qrels"] == {} and by_id["14"].meta["language"] == "french"
+    assert any("corpus id 99 is not in the corpus" in p for p in problems)
+    assert any("query 13 has no text (skipped)" in p for p in problems)
+    assert any("query 14 has no qrels row" in p for p in problems)
+
+
+def test_vidore_v2_hyphenated_columns_each_row_its_own_page():
+    questions, problems = VidoreReader().read(V2)
+    assert problems == []
+    assert [(q.id, page_gold(q)) for q in questions] == [("0", {"corpus-2#0": 1}), ("1", {"corpus-0#0": 1})]
+
+
+def test_a_folder_that_is_not_a_vidore_set_says_what_is_missing(tmp_path):
+    (tmp_path / "queries").mkdir()
+    shutil.copy(next((V2 / "queries").glob("*.parquet")), tmp_path / "queries" / "test-00000-of-00001.parquet")
+    questions, problems = VidoreReader().read(tmp_path)
+    assert questions == [] and problems == [f"{tmp_path}: no qrels/*.parquet shards (not a ViDoRe BEIR set folder)"]
+
+
+def test_mmlongbench_samples_as_its_repository_ships_them():
+    questions, problems = MmlongbenchReader().read(SAMPLES)
+    assert [q.id for q in questions] == ["solar-brief#0", "solar-brief#1", "solar-brief#2", "travel-guide#0",
+                                         "travel-guide#1", "travel-guide#2"]
+    first, cross, negative, listing = questions[:4]
+    assert page_gold(first) == {"solar-brief#1": 1}                           # "[2]" is the second page
+    assert first.meta["evidence_pages"] == [1] and first.kinds == ["text"] and first.meta["answer_format"] == "Str"
+    assert page_gold(cross) == {"solar-brief#0": 1, "solar-brief#2": 1} and cross.meta["multi_page"]
+    assert negative.meta["unanswerable"] and page_gold(negative) == {}
+    assert listing.reference_answer == "['City Museum', 'Harbour Gallery']" and listing.kinds == ["layout"]
+    assert len(problems) == 3
+    assert "sample 4: evidence_pages 'page two'" in problems[0]
+    assert "sample 5: not a sample with question and doc_id (skipped)" in problems[1]
+    assert "sample 6: answer_format 'Integer'" in problems[2]
+
+
+def test_mmlongbench_jsonl_and_parquet_copies_read_alike(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    samples = json.loads(SAMPLES.read_text())
+    (tmp_path / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
+    pq.write_table(pa.Table.from_pylist(samples), tmp_path / "samples.parquet")
+    reference = [q.to_dict() for q in MmlongbenchReader().read(SAMPLES)[0]]
+    for name in ("samples.jsonl", "samples.parquet"):
+        assert [q.to_dict() for q in MmlongbenchReader().read(tmp_path / name)[0]] == reference
+
+
+def test_page_keys_match_gold_keys_across_folders_and_pdf_suffixes():
+    assert gold_page_key("PH 2016 Economy.pdf", 4) == "PH_2016_Economy#4"
+    assert gold_page_key("PH 2016 Economy.pdf", 4) in page_keys("documents/PH_2016_Economy", 4)
+    assert gold_page_key("energy-report.pdf", 0) in page_keys("energy-report", 0)
+    assert page_keys("energy-report", None) == set()
+
+
+def test_ham_questions_counts_vidore_and_mmlongbench(capsys):
+    assert questions_main([str(V3), "--format", "vidore"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"4 questions read from {V3} (format vidore)")
+    assert "with gold pages: 3 (4 judged relevant)" in out and "problems: 3" in out
+    assert questions_main([str(SAMPLES), "--format", "mmlongbench"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("6 questions read") and "by answer format:" in out and "with gold pages: 4 (5" in out
+    assert questions_main([str(SAMPLES), "--format", "vidore"]) == 1        # a set is a folder

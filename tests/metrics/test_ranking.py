@@ -1,0 +1,111 @@
+"""Page metrics against their references: nDCG@5/@10 against pytrec_eval (trec_eval's ndcg_cut,
+the measure ViDoRe and MTEB report) on a graded fixture, MMDocIR's page and layout recall as its
+metric_eval.py defines them, and evidence recall through pages."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ham.datasets.questions import Evidence, Question
+from ham.metrics.ranking import layout_recall_at, ndcg_at, page_evidence_recall, page_recall_at, ranked_pages
+from ham.metrics.registry import Case
+
+
+def _page_row(doc: str, page: int, score: float = 0.0, units=()) -> dict:
+    return {"page_id": f"{doc}#p{page}", "doc_id": doc, "page": page + 1, "score": score, "units": list(units)}
+
+
+def _case(qrels: dict[str, int], pages=(), text=(), images=(), evidence=()) -> Case:
+    q = Question(id="q", question="?", evidence=list(evidence), meta={"page_qrels": qrels})
+    return Case(q, list(text), list(images), None, pages=list(pages))
+
+
+@pytest.fixture(scope="module")
+def graded_fixture():
+    """30 queries over 40 pages of 4 documents: 1-6 judged pages each, grades 0-3 (0 = judged
+    not relevant), and a ranking of 15 pages with distinct scores (some judged, some not)."""
+    rng = np.random.default_rng(11)
+    docs = [(f"doc{d}", p) for d in range(4) for p in range(10)]
+    qrels, runs = {}, {}
+    for qi in range(30):
+        judged = rng.choice(len(docs), size=int(rng.integers(1, 7)), replace=False)
+        grades = rng.integers(0, 4, size=len(judged))
+        if not grades.any():
+            grades[0] = 1
+        qrels[f"q{qi}"] = {f"{docs[j][0]}#{docs[j][1]}": int(g) for j, g in zip(judged, grades)}
+        ranked = rng.permutation(len(docs))[:15]
+        scores = np.sort(rng.random(15))[::-1] + np.arange(15)[::-1]    # distinct, decreasing
+        runs[f"q{qi}"] = [(docs[j], float(s)) for j, s in zip(ranked, scores)]
+    return qrels, runs
+
+
+def test_ndcg_agrees_with_pytrec_eval(graded_fixture):
+    pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (the dev extra) is the reference")
+    qrels, runs = graded_fixture
+    run = {q: {f"{d}#{p}": s for (d, p), s in ranked} for q, ranked in runs.items()}
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5,10"}).evaluate(run)
+    compared = 0
+    for q, ranked in runs.items():
+        case = _case(qrels[q], pages=[_page_row(d, p, s) for (d, p), s in ranked])
+        for k in (5, 10):
+            assert ndcg_at(case, k) == pytest.approx(reference[q][f"ndcg_cut_{k}"], abs=1e-9), (q, k)
+            compared += 1
+    assert compared == 60
+    assert 0 < np.mean([reference[q]["ndcg_cut_10"] for q in runs]) < 1   # a fixture that discriminates
+
+
+def test_ndcg_counts_a_page_once_and_undefined_without_a_relevant_page():
+    once = _case({"d#0": 1}, pages=[_page_row("d", 0), _page_row("d", 0), _page_row("d", 1)])
+    assert ranked_pages(once) == [("d", 0), ("d", 1)] and ndcg_at(once, 5) == 1.0
+    assert ndcg_at(_case({"d#0": 0}, pages=[_page_row("d", 0)]), 5) is None
+    late = _case({"d#1": 1}, pages=[_page_row("d", 0), _page_row("d", 1)])
+    assert ndcg_at(late, 5) == pytest.approx(1 / np.log2(3))
+
+
+def test_units_alone_are_ranked_by_the_pages_they_lie_on_in_prompt_order():
+    text = [{"unit_id": "a", "doc_id": "documents/rep", "page": 3}, {"unit_id": "b", "doc_id": "documents/rep", "page": 3},
+            {"unit_id": "c", "doc_id": "documents/rep", "page": 1}]
+    images = [{"unit_id": "i", "doc_id": "documents/rep", "page": 5}]
+    case = _case({"rep#0": 1, "rep#4": 2}, text=text, images=images)
+    assert ranked_pages(case) == [("documents/rep", 2), ("documents/rep", 0), ("documents/rep", 4)]
+    ideal = 2 + 1 / np.log2(3)
+    assert ndcg_at(case, 5) == pytest.approx((1 / np.log2(3) + 2 / np.log2(4)) / ideal)
+
+
+def mmdocir_recall(retrieved: list[int], ground_truth: list[int]) -> float:
+    """MMDocIR metric_eval.py's ``recall``: set intersection over the gold pages."""
+    return len(set(retrieved) & set(ground_truth)) / len(ground_truth) if ground_truth else 0
+
+
+def test_page_recall_is_mmdocirs():
+    rng = np.random.default_rng(12)
+    for _ in range(50):
+        gold = list(rng.choice(20, size=int(rng.integers(1, 4)), replace=False))
+        ranking = list(rng.permutation(20))
+        case = _case({f"doc#{p}": 1 for p in gold}, pages=[_page_row("doc", int(p)) for p in ranking])
+        for k in (1, 3, 5):
+            assert page_recall_at(case, k) == pytest.approx(mmdocir_recall([int(p) for p in ranking[:k]], gold))
+
+
+def test_layout_recall_is_mmdocirs_overlap_over_gold_area():
+    gold = [Evidence(doc="rep.pdf", page=2, bbox=[0, 0, 100, 100]), Evidence(doc="rep.pdf", page=3, bbox=[0, 0, 10, 10])]
+    rows = [{"unit_id": "a", "doc_id": "rep", "page": 3, "bbox": [50, 50, 150, 150]},   # 2,500 of page 2's box
+            {"unit_id": "b", "doc_id": "rep", "page": 3, "bbox": [0, 0, 100, 20]},      # 2,000 more
+            {"unit_id": "c", "doc_id": "other", "page": 3, "bbox": [0, 0, 100, 100]},   # another document
+            {"unit_id": "d", "doc_id": "rep", "page": 4, "bbox": [0, 0, 10, 10]}]       # page 3's box, whole
+    case = _case({}, text=rows, evidence=gold)
+    total = 100 * 100 + 10 * 10
+    assert layout_recall_at(case, 1) == pytest.approx(2500 / total)
+    assert layout_recall_at(case, 2) == pytest.approx(4500 / total)
+    assert layout_recall_at(case, 10) == pytest.approx(4600 / total)
+    assert layout_recall_at(_case({}, text=rows), 5) is None
+
+
+def test_evidence_recall_counts_units_on_retrieved_pages():
+    evidence = [Evidence(doc="d", units=["d:1"]), Evidence(doc="d", units=["d:7"]), Evidence(doc="d", units=["d:9"])]
+    pages_only = _case({}, pages=[_page_row("d", 0, units=["d:1", "d:2"]), _page_row("d", 1, units=["d:7"])],
+                       evidence=evidence)
+    assert page_evidence_recall(pages_only) == pytest.approx(2 / 3)
+    rows = _case({}, text=[{"unit_id": "d:9", "doc_id": "d", "page": 3}], evidence=evidence)
+    assert page_evidence_recall(rows) == pytest.approx(1 / 3)
+    assert page_evidence_recall(_case({}, evidence=[Evidence(doc="d")])) is None   # not resolved
