@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from ham.conf import CHECKOUT, CONF_DIR, site_folders
+from ham.conf.exclude import EXCLUDE, excluded
 from ham.conf.schema import COMPONENTS, PLAIN_GROUPS, load
 from ham.settings import Setting, settings_of
 
@@ -70,17 +71,22 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def settings_table(cls, prefix: str = "") -> list[str]:
+def settings_table(cls, prefix: str = "", where: str = "") -> list[str]:
+    """``where``: the key the class sits at in its first group (``judge.client.``), which the
+    cross-cutting exclusion patterns (``ham.conf.exclude``) are matched against."""
     lines = ["| setting | type | default | constraint | run id | meaning |", "| --- | --- | --- | --- | --- | --- |"]
     blocks = []
     for s in settings_of(cls).values():
         identity = IDENTITY[s.identity] + (f": {s.why}" if s.identity == "exclude" and s.why else "")
+        pattern_why = excluded(f"{where}{prefix}{s.name}") if s.identity == "hash" else None
+        if pattern_why:
+            identity = f"not in run id: {pattern_why}"
         lines.append(f"| `{prefix}{s.name}` | {_cell(_type_name(s.type))} | {_cell(_default(s))} | "
                      f"{_cell(_constraint(s))} | {_cell(identity)} | {_cell(s.doc)} |")
         if dataclasses.is_dataclass(s.type):
             blocks.append((s.name, s.type))
     for name, block in blocks:
-        lines += ["", f"`{prefix}{name}` ({block.__name__}):", "", *settings_table(block, f"{prefix}{name}.")]
+        lines += ["", f"`{prefix}{name}` ({block.__name__}):", "", *settings_table(block, f"{prefix}{name}.", where)]
     return lines
 
 
@@ -129,16 +135,18 @@ def render() -> str:
                               for pre, p in _option_classes(path)) or _based_on(path)
             out.append(f"| `{option}` | {built} | {_cell(_first_line(path))} |")
         out.append("")
-        paths = [p for o in options for _, p in _option_classes(CONF_DIR / group / f"{o}.yaml")]
+        placed = {p: pre for o in options for pre, p in reversed(_option_classes(CONF_DIR / group / f"{o}.yaml"))}
         if group in PLAIN_GROUPS:
-            paths = [PLAIN_GROUPS[group]] + paths
-        for path in dict.fromkeys(paths):
+            placed = {PLAIN_GROUPS[group]: "", **placed}
+        for path, pre in placed.items():
             if path in documented:
                 continue
             documented.add(path)
-            out += [f"### `{path}`", "", *settings_table(load(path)), ""]
+            out += [f"### `{path}`", "", *settings_table(load(path), where=f"{group}.{pre}"), ""]
     root = load("ham.conf.root.Root")
     out += ["## the run (config.yaml)", "", *settings_table(root), ""]
+    out += ["## excluded from the run id by name", "", "Settings of these names never change a result (ham/conf/exclude.py):", "",
+            "| pattern | why |", "| --- | --- |", *[f"| `{k}` | {_cell(v)} |" for k, v in EXCLUDE.items()], ""]
     return "\n".join(out).rstrip() + "\n"
 
 

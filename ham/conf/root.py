@@ -53,7 +53,7 @@ class Root:
     logger: Any = REQUIRED
     topo: Any = REQUIRED
     name: str = setting(REQUIRED, NotResult("the run's folder name"), Doc("runs land in outputs/runs/<name>/<run id>/"))
-    seed: int = setting(0, Doc("the run's one seed (ham/conf/README.md: what it seeds)"))
+    seed: int = setting(0, Doc("the run's one seed (docs/running.md: what it seeds)"))
     limit: Optional[int] = setting(None, Range(1), Doc("answer only the first N questions"))
     progress: bool = setting(True, NotResult("the progress bar"))
     rerun: bool = setting(False, NotResult("answer every question again into the same run"),

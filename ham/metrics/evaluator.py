@@ -51,7 +51,7 @@ class MetricsSettings:
     """The ``metrics`` group: which registered metrics a run computes, and their settings."""
 
     names: List[str] = setting(default_factory=list, doc=Doc(
-        "the metrics a run computes (ham/metrics/: one registered object each; ham-show lists them)"))
+        "the metrics a run computes (ham/metrics/: one registered object each; docs/metrics.md lists them)"))
     img_cbs_window: int = setting(30, Range(1), Doc("words each side of an image (Img-CBS context)"))
     bertscore: BertScoreSettings = setting(default_factory=BertScoreSettings, doc=Doc("the BERTScore scorer"))
 

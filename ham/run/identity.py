@@ -21,7 +21,6 @@ that is hashed; ``run.json`` stores it, and analysis keys its table cells by it.
 """
 from __future__ import annotations
 
-import fnmatch
 import logging
 from pathlib import Path
 
@@ -30,34 +29,9 @@ from omegaconf import DictConfig, OmegaConf
 from ham.backends.local import BUNDLED_MODELS, weights_hash
 from ham.cache import content_hash, key_of
 from ham.conf import plain
+from ham.conf.exclude import EXCLUDE, excluded as _excluded  # noqa: F401  (EXCLUDE re-exported)
 
 log = logging.getLogger("ham.run.identity")
-
-# the cross-cutting names no setting of that name changes a result by; a setting declares any other
-# exclusion itself (NotResult). Pattern -> why (tests/config/test_identity_verified.py runs them).
-EXCLUDE = {
-    "logger.*": "a mirror of the run folder in experiment tracking",
-    "*batch_size": "how many inputs one model call takes: the same outputs, batched",
-    "*concurrency": "how many requests are in flight",
-    "*device": "where a model runs, not what it computes",
-    "*.max_retries": "retries decide whether a reply arrives (a retryable failure is redone), not which",
-    "*.timeout": "a deadline decides whether a reply arrives (a timeout is redone on resume), not which",
-    "*.backoff_*": "the wait between retries",
-    "*.base_url": "the endpoint; the served model is recorded per row (generation.served_model) and the "
-                  "server enters the generation and judgment caches",
-    "*.base_url_env": "the name of the variable holding the endpoint",
-    "*.api_key_env": "the name of the variable holding the key",
-    "*.require_api_key": "whether a missing key stops the run before it starts",
-    "*.http_backend": "the HTTP transport (aiohttp or httpx) carrying the same request",
-    "*.request_budget": "a cap on requests decides whether a reply arrives (budget_exhausted is redone), not which",
-    "*cache_root": "where a component's cache lives; entries are keyed by content",
-    "*.show_progress": "a progress bar",
-    "*threads": "how many CPU threads one query encode uses",
-    "topo.*": "ham-topo's settings: a run never reads them (the build records its own in its report)",
-}
-def _excluded(key: str) -> str | None:
-    return next((why for pattern, why in EXCLUDE.items() if fnmatch.fnmatchcase(key, pattern)), None)
-
 
 def classes(cfg) -> dict[str, str]:
     """Every leaf key of ``cfg`` (a DictConfig or the plain dict of one) -> its class (module
