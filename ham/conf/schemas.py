@@ -156,7 +156,7 @@ class HFDescriber:
 
 @dataclass
 class Nothing:
-    """``describer=none``, ``judge=none``, ``logger=none``."""
+    """``describer=none``, ``judge=none``, ``logger=none``, ``system=none``."""
 
     _target_: Optional[str] = None
 
@@ -571,6 +571,7 @@ class Root:
     cost: Any = MISSING
     metrics: Any = MISSING
     judge: Any = MISSING
+    system: Any = MISSING
     logger: Any = MISSING
     topo: Any = MISSING
     name: str = MISSING
@@ -600,6 +601,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "cost": {"cost": Cost},
     "metrics": {"metrics": Metrics},
     "judge": {"openai": OpenAIJudge, "hf": HFJudge, "none": Nothing},
+    "system": {"none": Nothing},
     "logger": {"wandb": WandbLogger, "none": Nothing},
     "topo": {"topo": TopoBuild},
 }

@@ -61,6 +61,10 @@ EXCLUDE = {   # pattern -> why no key it matches can change a result (tests/conf
     "*.use_gpu": "faiss on the GPU or the CPU: the same index",
     "*threads": "how many CPU threads one query encode uses",
     "topo.*": "ham-topo's settings: a run never reads them (the build records its own in its report)",
+    "system.venv": "where the system's venv lives; the release it pins enters through system._target_ (each "
+                   "system class names its release) and the index cache keys the wrapper scripts' bytes",
+    "system.llm_max_async": "how many LLM calls a system keeps in flight",
+    "system.embedding_base_url": "the embedding endpoint; the encoder enters as encoder.*",
 }
 CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describer.path",
            "metrics.bertscore.baseline_path"]
@@ -94,10 +98,15 @@ HASH = [
     "generator.max_sentences", "generator.per_unit", "generator.max_images", "generator.rank_weight",
     "metrics.names", "metrics.img_cbs_window", "metrics.bertscore.num_layers",
     "metrics.bertscore.rescale_with_baseline",
+    "system._target_", "system.index_scope", "system.query_mode", "system.top_k", "system.chunk_top_k",
+    "system.tokenizer", "system.passage_chars",
     "judge._target_", "judge.client._target_", "judge.client.temperature", "judge.client.max_tokens",
     "judge.client.max_new_tokens", "judge.client.max_prompt_tokens", "judge.client.stream", "judge.prompts.*",
 ]
 CLASSES = {"exclude": EXCLUDE, "content": CONTENT, "model": MODEL, "hash": HASH}
+# groups whose option ``none`` (``_target_: null``) leaves no key in the record, so a run without
+# the group keeps the id it had before the group existed
+OPTIONAL_GROUPS = ("system",)
 
 
 def _matches(key: str, patterns: list[str]) -> bool:
@@ -141,6 +150,9 @@ def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
     """The flat record a run id hashes (module docstring). ``memo_root`` keeps content hashes
     between runs (keyed by path, sizes and modification times)."""
     data = plain(cfg)
+    for group in OPTIONAL_GROUPS:
+        if isinstance(data.get(group), dict) and data[group].get("_target_") is None:
+            data.pop(group)
     record, unclassified = {}, []
     for key, value in flatten(data).items():
         classes = classify(key)
