@@ -104,6 +104,9 @@ class GraphSystem:
 
     def start(self, llm: LLMEndpoint, embedding: dict, work_root: Path, log_path: Path) -> None:
         """Bind the run's endpoints (``embedding``: base_url, model, dim, model_id) and folders."""
+        if not (WRAPPERS / self.wrapper).exists():
+            raise FileNotFoundError(f"system={self.system}: its wrapper {WRAPPERS / self.wrapper} is not written yet "
+                                    "(docs/systems.md says which systems run)")
         self.llm, self.embedding, self.work_root = llm, embedding, Path(work_root)
         config = {"llm": llm.to_config(), "embedding": {k: embedding[k] for k in ("base_url", "model", "dim")},
                   "tokenizer": self.tokenizer, "options": self.options()}

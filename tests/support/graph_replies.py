@@ -74,7 +74,8 @@ class GraphReplies:
 
     def __call__(self, body: dict) -> str:
         system, user = _text_of(body)
-        both = system + "\n" + user
+        # every message: one-shot examples (HippoRAG's) come as earlier user/assistant turns
+        both = "\n".join(str(m.get("content")) for m in body.get("messages", []))
         kind, reply = self.reply(system, user, both)
         self.seen[kind] += 1
         return reply
