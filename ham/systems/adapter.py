@@ -89,7 +89,12 @@ class GraphSystem:
 
     @property
     def python(self) -> Path:
-        return self.venv.absolute() / "bin" / "python"   # absolute, not resolved: the venv is found by the link
+        """The venv's python: a relative ``venv`` from the working directory, else from the checkout
+        ham runs from (where ``make systems-venv`` builds it); absolute, not resolved (the venv is
+        found through the link)."""
+        if self.venv.is_absolute() or self.venv.exists():
+            return self.venv.absolute() / "bin" / "python"
+        return Path(__file__).resolve().parents[2] / self.venv / "bin" / "python"
 
     def options(self) -> dict:
         return {"mode": self.query_mode, "top_k": self.top_k, "chunk_top_k": self.chunk_top_k,

@@ -17,6 +17,7 @@ query   RAG-Anything's text query is ``LightRAG.aquery(question, QueryParam(mode
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 
@@ -95,7 +96,8 @@ class RAGAnythingWrapper(LightRAGWrapper):
             if not items:
                 continue
             self.loop.run_until_complete(self.anything.insert_content_list(
-                items, file_path=doc["source"], doc_id="doc-" + doc["doc_id"].replace("/", "_"), display_stats=False))
+                items, file_path=doc["source"], doc_id="doc-" + hashlib.md5(doc["source"].encode()).hexdigest(),
+                display_stats=False))
             inserted += 1
         status = self.rag.doc_status
         getter = getattr(status, "get_docs_by_statuses", None)
