@@ -122,7 +122,7 @@ def identity_from_config(config: dict) -> dict:
     """For a run written before ``run.json`` recorded its identity: the config's keys that an
     identity would hash, by value (locations included, so such runs never merge wrongly)."""
     flat = flatten({k: v for k, v in config.items() if k != "choices"})
-    return {k: v for k, v in flat.items() if "exclude" not in classify(k)}
+    return {k: v for k, v in flat.items() if classify(k) != "exclude"}
 
 
 def load_run(path: Path, problems: list[str]) -> Run:
@@ -173,11 +173,19 @@ def _value(v) -> str:
     return json.dumps(v, sort_keys=True, default=str) if isinstance(v, (list, dict)) else str(v)
 
 
+def _is_content(run: Run, key: str) -> bool:
+    try:
+        return classify(key, {k: v for k, v in run.config.items() if k != "choices"}) == "content"
+    except Exception:   # a config an older ham wrote, whose classes moved: by name, as that ham did
+        return key.split(".")[0] in ("dataset", "describer") and key.rsplit(".", 1)[-1] in (
+            "path", "questions", "descriptions")
+
+
 def _display(run: Run, key: str):
     """An axis value as tables show it: a content key (corpus, questions) by its configured
     file or folder name and its hash, anything else as recorded."""
     value = run.identity.get(key)
-    if "content" in classify(key) and isinstance(value, str) and not value.startswith("missing:"):
+    if isinstance(value, str) and not value.startswith("missing:") and _is_content(run, key):
         where = flatten(run.config).get(key)
         return f"{Path(str(where)).name}@{value[:8]}" if where else value[:8]
     return value

@@ -14,7 +14,7 @@ chat-completions server (a judge reply after a fixed latency), over the ideal
 The generator answers at once without a model (the extractive backbone's role, made async so
 the runner's concurrent path is what is measured), so the time is the judge's: every judged
 metric goes through ``Evaluator.ajudge`` and the judge's ``ChatClient``
-(``judge.client.max_concurrency`` in flight). The server answers every prompt in its format
+(``judge.client.concurrency`` in flight). The server answers every prompt in its format
 (``tests.support.topology_judge.ScriptedJudge``) from its own process. Nothing is cached (a
 fresh cache folder). One warm-up round, then ``rounds * concurrency`` judge requests' worth of
 questions are timed, as one whole ``answer_all`` (its start-up and close included).
@@ -101,7 +101,7 @@ def bench(base_url: str, concurrency: int, requests: int, metric_set: str) -> tu
     with tempfile.TemporaryDirectory() as tmp:
         def judged(count: int, name: str) -> tuple[float, int]:
             client = ChatClient("judge", base_url=base_url, api_key="k", temperature=0.0, max_retries=0,
-                                max_concurrency=concurrency)
+                                concurrency=concurrency)
             prompts = {n: f"{n}_v1" for n in ("tcr15", "overall_quality", "context_precision", "context_recall",
                                                "answer_accuracy", "answer_accuracy_swapped",
                                                "faithfulness_statements", "faithfulness", "response_relevancy",

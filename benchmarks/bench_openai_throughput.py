@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from ham.backends.chat import ChatClient  # noqa: E402
 from ham.generate.openai_chat import OpenAIGenerator  # noqa: E402
 from ham.ingest.builder import Block, TreeBuilder  # noqa: E402
 from ham.methods.llm_based import LlmBasedMethod  # noqa: E402
@@ -97,7 +98,7 @@ def bench_raw(base_url: str, concurrency: int, n: int) -> float:
 
 
 def bench_backend(base_url: str, concurrency: int, n: int) -> float:
-    gen = OpenAIGenerator("bench", base_url=base_url, concurrency=concurrency, max_retries=0)
+    gen = OpenAIGenerator(ChatClient("bench", base_url=base_url, concurrency=concurrency, max_retries=0))
     prompt = LlmBasedMethod()("How do I install the pump?", evidence(manual()))
 
     async def main() -> float:
@@ -120,7 +121,7 @@ def bench_runner(base_url: str, concurrency: int, n: int) -> float:
     evaluator = Evaluator(["image_precision", "image_recall", "image_f1"])
     with tempfile.TemporaryDirectory() as tmp:
         def answer(count: int, name: str) -> float:
-            gen = OpenAIGenerator("bench", base_url=base_url, concurrency=concurrency, max_retries=0)
+            gen = OpenAIGenerator(ChatClient("bench", base_url=base_url, concurrency=concurrency, max_retries=0))
             pipeline = Pipeline(retriever, LlmBasedMethod(), gen, evaluator)
             qs = [Question(f"{name}{i}", f"question {i}", gold_images=["img/base.png"]) for i in range(count)]
             start = time.perf_counter()

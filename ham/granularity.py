@@ -23,10 +23,16 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Iterable
+from typing import Annotated, Iterable
 
 from ham.document import Document, Node
+from ham.settings import Doc, OneOf, Range
 from ham.units import EvidenceUnit, build_units
+
+Captions = Annotated[str, OneOf("image", "both"),
+                     Doc("a figure caption lives on its image unit (image), or also a text unit of its own (both)")]
+Steps = Annotated[str, OneOf("merge", "keep"),
+                  Doc("a procedure's text-only steps merge like other blocks (merge), or one unit per step (keep)")]
 
 MERGEABLE = "text"
 
@@ -88,7 +94,7 @@ class Blocks:
 
     name = "blocks"
 
-    def __init__(self, captions: str = "image") -> None:
+    def __init__(self, captions: Captions = "image") -> None:
         if captions not in ("image", "both"):
             raise ValueError(f"units.captions must be 'image' or 'both', not {captions!r}")
         self.captions = captions
@@ -109,8 +115,10 @@ class Merged(Blocks):
 
     name = "merged"
 
-    def __init__(self, min_chars: int = 300, max_chars: int = 1200, captions: str = "image",
-                 steps: str = "merge") -> None:
+    def __init__(self, min_chars: Annotated[int, Range(1), Doc("text leaves merge until a unit holds this many "
+                                                                 "characters (300 chosen on devbench over 150)")] = 300,
+                 max_chars: Annotated[int, Range(1), Doc("never past this many characters")] = 1200,
+                 captions: Captions = "image", steps: Steps = "merge") -> None:
         super().__init__(captions)
         if not 0 < min_chars <= max_chars:
             raise ValueError(f"units: need 0 < min_chars <= max_chars, got {min_chars} and {max_chars}")
@@ -130,7 +138,9 @@ class Sections(Merged):
 
     name = "sections"
 
-    def __init__(self, max_chars: int = 2000, captions: str = "image", steps: str = "merge") -> None:
+    def __init__(self, max_chars: Annotated[int, Range(1), Doc("a section's run of text is cut into units of at "
+                                                                 "most this many characters")] = 2000,
+                 captions: Captions = "image", steps: Steps = "merge") -> None:
         super().__init__(min_chars=max_chars, max_chars=max_chars, captions=captions, steps=steps)
 
     def key(self) -> dict:

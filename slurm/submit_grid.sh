@@ -3,7 +3,7 @@
 #
 #   slurm/submit_grid.sh GRID [LAUNCHER] [extra ham overrides...]
 #   slurm/submit_grid.sh ablation slurm_gpu
-#   slurm/submit_grid.sh main_text slurm_gpu generator.concurrency=16
+#   slurm/submit_grid.sh main_text slurm_gpu generator.client.concurrency=16
 #
 # Hydra's submitit launcher submits one array job for the grid and then BLOCKS until every run
 # has ended, so the driver itself must outlive your login shell: this script submits the driver

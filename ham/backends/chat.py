@@ -1,6 +1,6 @@
 """OpenAI-compatible chat completions (OpenAI, vLLM, SGLang, Ollama, ``transformers serve``). Shared by generators, judges, summarisers and image describers.
 
-    client = ChatClient("gpt-4o", max_concurrency=32)
+    client = ChatClient("gpt-4o", concurrency=32)
     reply = client.chat([{"role": "user", "content": "..."}])           # or: await client.achat(...)
     replies = client.chat_many([messages_1, messages_2, ...])            # bounded concurrency
 
@@ -44,8 +44,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from typing import Annotated
+
 from ham.backends.aio import run_sync
 from ham.backends.transport import ConnectionFailed, HTTPStatusError, ReadTimeout, make_transport
+from ham.settings import Doc, Model, OneOf, Range
 
 log = logging.getLogger("ham.backends.chat")
 RETRYABLE_STATUS = {408, 409, 429}
@@ -143,14 +146,40 @@ def _parse_event_stream(raw: bytes) -> Completion:
 
 
 class ChatClient:
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
-                 base_url_env: str = "OPENAI_BASE_URL", api_key_env: str = "OPENAI_API_KEY",
-                 temperature: float | None = 0.0, max_tokens: int = 1024, timeout: float = 120.0,
-                 max_retries: int = 5, stream: bool = False, extra_body: dict | None = None,
-                 max_tokens_field: str = "max_tokens", max_concurrency: int = 16,
-                 backoff_base: float = 0.5, backoff_max: float = 30.0,
-                 request_budget: RequestBudget | int | None = None, http_backend: str = "aiohttp",
-                 seed: int | None = None) -> None:
+    """One remote model on an OpenAI-compatible server: the client block of every remote model in
+    a config (``generator.client``, ``judge.client``, ``summariser.client``, ``describer.client``)."""
+
+    def __init__(self, model: Annotated[str, Model(), Doc("the model the server is asked for")],
+                 base_url: Annotated[str | None, Doc("the server, ending in /v1 (else $base_url_env, else "
+                                                     "OpenAI's)")] = None,
+                 api_key: Annotated[str | None, Doc("the key itself (never written to a run folder); "
+                                                    "better: $api_key_env")] = None,
+                 base_url_env: Annotated[str, Doc("the variable holding the base URL")] = "OPENAI_BASE_URL",
+                 api_key_env: Annotated[str, Doc("the variable holding the key")] = "OPENAI_API_KEY",
+                 require_api_key: Annotated[bool, Doc("stop at once when $api_key_env is empty (hosted "
+                                                      "APIs); local servers take any key")] = False,
+                 temperature: Annotated[float | None, Range(0.0), Doc("None: the server's default (reasoning "
+                                                                      "models refuse any but theirs)")] = 0.0,
+                 max_tokens: Annotated[int, Range(1), Doc("completion tokens at most")] = 1024,
+                 max_tokens_field: Annotated[str, OneOf("max_tokens", "max_completion_tokens"),
+                                             Doc("max_completion_tokens for OpenAI reasoning models")] = "max_tokens",
+                 stream: Annotated[bool, Doc("ask for a streamed reply and aggregate it")] = False,
+                 extra_body: Annotated[dict | None, Doc("more request fields, as the server names them")] = None,
+                 concurrency: Annotated[int, Range(1), Doc("requests in flight")] = 16,
+                 timeout: Annotated[float, Range(0.0), Doc("seconds of wall time per attempt, streamed or not "
+                                                           "(a timeout failure)")] = 120.0,
+                 max_retries: Annotated[int, Range(0), Doc("408/409/429/5xx, timeouts, refused connections, "
+                                                           "malformed bodies; backoff with jitter")] = 5,
+                 backoff_base: Annotated[float, Range(0.0), Doc("first backoff, doubled per retry")] = 0.5,
+                 backoff_max: Annotated[float, Range(0.0), Doc("longest backoff (Retry-After capped here)")] = 30.0,
+                 request_budget: Annotated[int | None, Range(0), Doc("at most this many HTTP requests (retries "
+                                                                     "included) per run")] = None,
+                 http_backend: Annotated[str, OneOf("aiohttp", "httpx"), Doc("the transport")] = "aiohttp",
+                 seed: Annotated[int | None, Doc("sent with each request while sampling (temperature > 0): "
+                                                 "the run's seed")] = None) -> None:
+        if require_api_key and not (api_key or os.environ.get(api_key_env)):
+            raise ValueError(f"model {model}: the environment variable {api_key_env} holding its API key is not "
+                             "set (a local server takes any key: client.require_api_key=false)")
         self.model = model
         self.model_id = f"openai:{model}"
         self.base_url = base_url or os.environ.get(base_url_env) or None
@@ -162,9 +191,9 @@ class ChatClient:
         self._api_key = api_key or os.environ.get(api_key_env) or "EMPTY"  # local servers accept any key
         self.temperature, self.max_tokens, self.timeout = temperature, max_tokens, timeout
         self.max_retries, self.stream, self.extra_body = max_retries, stream, dict(extra_body or {})
-        self.max_tokens_field, self.max_concurrency = max_tokens_field, max_concurrency
+        self.max_tokens_field, self.concurrency = max_tokens_field, concurrency
         self.backoff_base, self.backoff_max = backoff_base, backoff_max
-        self.budget = request_budget if isinstance(request_budget, RequestBudget) else RequestBudget(request_budget)
+        self.budget = RequestBudget(request_budget)
         self.http_backend = http_backend
         self.seed = seed
         self._client = None
@@ -201,8 +230,8 @@ class ChatClient:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             self._client = make_transport(self.http_backend, self.server, self._api_key, self.timeout,
-                                          self.max_concurrency)
-            self._sem = asyncio.Semaphore(self.max_concurrency)
+                                          self.concurrency)
+            self._sem = asyncio.Semaphore(self.concurrency)
             self._loop = loop
         return self._client
 
@@ -286,7 +315,7 @@ class ChatClient:
         return ""
 
     async def achat_many(self, conversations: list[list[dict]], **overrides) -> list[ChatReply]:
-        """Every conversation, at most ``max_concurrency`` in flight; replies in input order."""
+        """Every conversation, at most ``concurrency`` in flight; replies in input order."""
         return list(await asyncio.gather(*(self.achat(m, **overrides) for m in conversations)))
 
     async def aclose(self) -> None:

@@ -147,3 +147,10 @@ def load_vision_lm(path: str, device: str, dtype):
         processor.tokenizer.pad_token = processor.tokenizer.eos_token
     model = AutoModelForImageTextToText.from_pretrained(path, dtype=dtype, local_files_only=True).to(device).eval()
     return processor, model
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether a model call failed for want of (GPU) memory: the caller halves its batch."""
+    import torch
+
+    return isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in str(exc).lower()

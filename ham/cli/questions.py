@@ -19,7 +19,8 @@ from ham.datasets.questions import Question
 
 
 def _jsonl_iter(path: Path, problems: list[str]) -> Iterator[Question]:
-    from ham.datasets.questions import collect_questions, jsonl_records, parse_question
+    from ham.datasets.questions import collect_questions, parse_question
+    from ham.records import jsonl_records
 
     yield from collect_questions(jsonl_records(path, problems), lambda r: (parse_question(r), None), path, problems)
 

@@ -1,6 +1,7 @@
 """ham's configuration: the YAML config groups in this folder (package data, so an installed
-wheel runs without a checkout), their structured-config schemas (``schemas.py``), the range
-checks types cannot express, and composing a config from Python.
+wheel runs without a checkout), their structured-config schemas (derived from the components' signatures:
+``schema.py``), the checks of every key and value (``check.py``), and composing a config from
+Python.
 
     from ham.conf import compose
     cfg = compose(["dataset=custom", "dataset.path=manuals/", "retrieval.k_t=10"])
@@ -11,19 +12,17 @@ point calls it before composing.
 """
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Sequence
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
+from ham.conf.check import ConfigError, check
+
+__all__ = ["CONF_DIR", "ConfigError", "check", "compose", "instantiate_optional", "plain", "register"]
 CONF_DIR = Path(__file__).resolve().parent
 DATA_DIR = CONF_DIR.parent / "data"
 _registered = False
-
-
-class ConfigError(ValueError):
-    """A config value outside what its key allows; the message names the key and the value."""
 
 
 def register() -> None:
@@ -32,13 +31,9 @@ def register() -> None:
         return
     from hydra.core.config_store import ConfigStore
 
-    from ham.conf.schemas import SCHEMAS, Root
+    from ham.conf.schema import register_schemas
 
-    store = ConfigStore.instance()
-    store.store(name="ham_schema", node=Root)
-    for group, schemas in SCHEMAS.items():
-        for name, node in schemas.items():
-            store.store(group=f"schema/{group}", name=name, node=node)
+    register_schemas(ConfigStore.instance())
     if not OmegaConf.has_resolver("ham_data"):
         OmegaConf.register_new_resolver("ham_data", lambda rel: str(DATA_DIR / rel))
     _registered = True
@@ -96,34 +91,3 @@ def instantiate_optional(node, **kwargs):
     return instantiate(node, **kwargs, _convert_="all")
 
 
-def _violation(value, meta: dict) -> str | None:
-    if value is None:
-        return None
-    if "choices" in meta and value not in meta["choices"]:
-        return f"must be one of {', '.join(map(str, meta['choices']))}"
-    if "min" in meta and value < meta["min"]:
-        return f"must be >= {meta['min']}"
-    if "max" in meta and value > meta["max"]:
-        return f"must be <= {meta['max']}"
-    return None
-
-
-def check(cfg: DictConfig, prefix: str = "") -> None:
-    """Raise ``ConfigError`` naming the first key whose value breaks its schema's range or choices."""
-    kind = OmegaConf.get_type(cfg)
-    meta = {f.name: f.metadata for f in dataclasses.fields(kind)} if dataclasses.is_dataclass(kind) else {}
-    for key in cfg:
-        if key == "hydra":
-            continue
-        if OmegaConf.is_missing(cfg, key):
-            continue
-        value = cfg[key]
-        full = f"{prefix}{key}"
-        if isinstance(value, DictConfig):
-            check(value, full + ".")
-        elif isinstance(value, ListConfig) or key not in meta:
-            continue
-        else:
-            problem = _violation(value, meta[key])
-            if problem:
-                raise ConfigError(f"{full}={value}: {problem}")

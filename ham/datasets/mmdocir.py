@@ -47,7 +47,8 @@ import ast
 from pathlib import Path
 from typing import Iterator
 
-from ham.datasets.questions import Evidence, Question, jsonl_records
+from ham.datasets.questions import Evidence, Question
+from ham.records import jsonl_records
 
 # raw label -> kind; both label families of the real file
 TYPE_KINDS = {

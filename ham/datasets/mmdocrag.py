@@ -45,7 +45,8 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ham.datasets.questions import Evidence, Question, collect_questions, jsonl_records
+from ham.datasets.questions import Evidence, Question, collect_questions
+from ham.records import jsonl_records
 
 _TEXT_CITE = re.compile(r"\[(\d+)\]")
 _IMAGE_CITE = re.compile(r"\(image(\d+)\)")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ham.datasets.questions import Question, collect_questions, jsonl_records
+from ham.datasets.questions import Question, collect_questions
+from ham.records import jsonl_records
 
 PIC = "<PIC>"
 

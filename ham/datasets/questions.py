@@ -27,12 +27,14 @@ skipped; the other questions still load.
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Optional
+
+from ham.records import jsonl_records
+from ham.settings import REQUIRED, Content, Doc, NotResult, Range, setting
 
 log = logging.getLogger("ham.datasets.questions")
 
@@ -140,19 +142,6 @@ def parse_question(obj: dict) -> Question:
     return Question(**data)
 
 
-def jsonl_records(path: Path, problems: list[str]) -> Iterator[tuple[int, object]]:
-    """(line number, parsed JSON) of every non-empty line; a line that is not JSON is reported in
-    ``problems`` with its file and line number and skipped. An unreadable file raises OSError."""
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{path}:{lineno}: not valid JSON ({exc.msg}) (question skipped)")
-
-
 def collect_questions(records: Iterator[tuple[int, object]],
                       make: Callable[[object], tuple[Question, str | None]],
                       path: Path, problems: list[str]) -> list[Question]:
@@ -195,3 +184,19 @@ class JsonlReader:
 def load_questions(path: str | Path) -> tuple[list[Question], list[str]]:
     """Read a questions file in ham's JSONL form; the questions and one message per problem."""
     return JsonlReader().read(path)
+
+
+@dataclass
+class DatasetSettings:
+    """The ``dataset`` group: what is indexed and which questions are asked (``ham/conf/dataset/``)."""
+
+    name: str = setting(REQUIRED, NotResult("the dataset's display name; its files enter by content"),
+                        Doc("the folder under outputs/runs/ and the name in tables"))
+    path: str = setting(REQUIRED, Content(), Doc("the corpus folder (enters the run id by its content hash)"))
+    questions: Optional[str] = setting(None, Content(), Doc("the questions file (by content hash)"))
+    reader: Any = setting(default_factory=lambda: {"_target_": "ham.datasets.questions.JsonlReader"}, doc=Doc(
+        "the question reader (by _target_): JsonlReader (ham's JSONL form), MramgReader, ..."))
+    descriptions: Optional[str] = setting(None, Content(), Doc("JSONL of context-aware image descriptions for si"))
+    subset: Optional[str] = setting(None, Doc("MRAMG/HAM-Bench subset"))
+    sample: Optional[int] = setting(None, Range(1), Doc("a fixed random subset of this many questions"))
+    sample_seed: Optional[int] = setting(None, Doc("the subset's seed; None: the run's seed"))

@@ -44,11 +44,11 @@ resumes at the next record that starts at the array's indentation.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Iterator
 
-from ham.datasets.questions import Evidence, EvidencePoint, Hop, Question, jsonl_records
+from ham.datasets.questions import Evidence, EvidencePoint, Hop, Question
+from ham.records import records
 
 ID_KEYS = ("question_id", "mh_id", "sq_id", "sh_id")
 TOPOLOGY_OF_ID = {"sh_id": "single_hop", "mh_id": "bridge_chain", "sq_id": "synthesis"}
@@ -65,58 +65,6 @@ def ham_modality(raw) -> str | None:
 
 
 # --------------------------------------------------------------------------- reading JSON
-
-def json_array_records(path: Path, problems: list[str]) -> Iterator[tuple[int, object]]:
-    """(line where the element starts, element) of a file holding one JSON array, read with a raw
-    decoder so each record keeps its line number. After a syntax error the element is reported and
-    reading resumes at the next line that opens an object at the first element's indentation."""
-    text = path.read_text(encoding="utf-8-sig")
-    decoder = json.JSONDecoder()
-    n = len(text)
-    i = text.index("[") + 1
-    line, counted = 1, 0
-    indent: str | None = None
-
-    def line_at(pos: int) -> int:
-        nonlocal line, counted
-        line += text.count("\n", counted, pos)
-        counted = pos
-        return line
-
-    while True:
-        while i < n and text[i] in " \t\r\n,":
-            i += 1
-        if i >= n:
-            problems.append(f"{path}:{line_at(n)}: the JSON array is not closed")
-            return
-        if text[i] == "]":
-            return
-        start = i
-        if indent is None:
-            indent = text[text.rfind("\n", 0, start) + 1: start]
-        try:
-            value, i = decoder.raw_decode(text, start)
-        except json.JSONDecodeError as exc:
-            lineno = line_at(start)
-            marker = "\n" + (indent or "") + "{"
-            resume = text.find(marker, exc.pos)
-            skipped = "the record is skipped" if resume != -1 else "the rest of the file is not read"
-            problems.append(f"{path}:{lineno}: not valid JSON ({exc.msg} at line {exc.lineno}); {skipped}")
-            if resume == -1:
-                return
-            i = resume + 1
-            continue
-        yield line_at(start), value
-
-
-def records(path: Path, problems: list[str]) -> Iterator[tuple[int, object]]:
-    """A JSON array file or a JSONL file, by its first character."""
-    with path.open(encoding="utf-8-sig") as fh:
-        head = fh.read(4096).lstrip()
-    if head.startswith("["):
-        return json_array_records(path, problems)
-    return jsonl_records(path, problems)
-
 
 # --------------------------------------------------------------------------- records
 

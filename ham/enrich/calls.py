@@ -5,7 +5,7 @@ for a chat backend its client's identity (server, decoding settings: ``ChatClien
 a server serving other weights under the same name is never mistaken for the first), for a local
 one its generation settings and its weights' content hash (``model_id``), and the request's own
 inputs (section text, or image sha256 plus context). Chat backends send each
-batch's requests concurrently through their ``ChatClient`` (``max_concurrency`` in flight, its
+batch's requests concurrently through their ``ChatClient`` (``concurrency`` in flight, its
 retries and deadline); a failed call's error starts with its reason (``api_error``, ``timeout``,
 ...), which ``run.json`` keeps, so a resumed run knows to ask it again. Answers are stored in a
 ``KeyedStore`` under the cache root, so a re-run or another grid cell never pays twice. A call that
@@ -68,7 +68,7 @@ def chat_many(client, conversations: Sequence[list[dict]]) -> list[CallResult]:
 def local_calls(generator, prompts: Sequence[object]) -> list[CallResult]:
     """One local generation per prompt (``ham.generate.hf``), batched by the generator; running
     out of device memory fails the batch's items (they fall back), any other error is raised."""
-    from ham.index.encoders import is_out_of_memory
+    from ham.backends.local import is_out_of_memory
 
     try:
         generations = generator.generate_batch(list(prompts))

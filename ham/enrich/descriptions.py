@@ -21,13 +21,14 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Annotated, Sequence
 
 from ham.cache import KeyedStore
 from ham.images import UnreadableImage, encoded_image
 from ham.enrich.calls import CallResult, CallStats, Request, chat_many, local_calls, run_cached
 from ham.backends.chat import ChatClient
 from ham.paths import resolve_path
+from ham.settings import Content, Doc, Model, Range
 from ham.text import words
 from ham.units import EvidenceUnit
 
@@ -42,7 +43,8 @@ CONTEXT_WORDS = 60
 class DescriptionFile:
     """Image descriptions read from a JSONL file keyed by corpus-relative image path."""
 
-    def __init__(self, path: str | Path | None) -> None:
+    def __init__(self, path: Annotated[str | None, Content(), Doc("JSONL of {image, description} keyed by "
+                                                                 "corpus-relative image path")] = None) -> None:
         self.path = resolve_path(path) if path else None   # a missing file is an error naming it
         self.descriptions: dict[str, str] = {}
         self.digest = "none"
@@ -88,18 +90,15 @@ class ImageInput:
 class ChatDescriber:
     """A VLM behind any OpenAI-compatible endpoint (base URL and key from the environment)."""
 
-    def __init__(self, model: str, base_url: str | None = None, base_url_env: str = "OPENAI_BASE_URL",
-                 api_key_env: str = "OPENAI_API_KEY",
-                 max_words: int = 80, concurrency: int = 8, batch_size: int = 32, max_tokens: int = 300,
-                 max_side: int = 1536, temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5,
-                 seed: int | None = None) -> None:
-        self.client = ChatClient(model, base_url=base_url, base_url_env=base_url_env, api_key_env=api_key_env,
-                                 temperature=temperature, seed=seed,
-                                 max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
-                                 max_concurrency=concurrency)
-        self.model_id = f"openai:{model}"
+    def __init__(self, client: Annotated[ChatClient, Doc("the server and vision model that describe the images")],
+                 max_words: Annotated[int, Range(1), Doc("asked for at most this many words")] = 80,
+                 batch_size: Annotated[int, Range(1), Doc("images handed to the client at once")] = 32,
+                 max_side: Annotated[int, Range(16), Doc("an image is downscaled to at most this many pixels "
+                                                         "a side")] = 1536) -> None:
+        self.client = client
+        self.model_id = f"openai:{client.model}"
         self.prompt_version = f"{PROMPT_VERSION}:{max_side}px"
-        self.max_words, self.concurrency, self.batch_size, self.max_side = max_words, concurrency, batch_size, max_side
+        self.max_words, self.batch_size, self.max_side = max_words, batch_size, max_side
 
     def run(self, payloads: Sequence[ImageInput]) -> list[CallResult]:
         results: list[CallResult | None] = [None] * len(payloads)
@@ -143,8 +142,14 @@ class HFDescriber:
     """A local transformers VLM (folder or HF cache) through ``ham.generate.hf_vision``: greedy,
     batched, the image downscaled to ``max_side``."""
 
-    def __init__(self, model: str, max_words: int = 80, max_new_tokens: int = 160, batch_size: int = 4,
-                 device: str | None = None, max_side: int = 896, max_prompt_tokens: int = 8192) -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("a local VLM folder or a hub id in the HF cache")],
+                 max_words: Annotated[int, Range(1), Doc("asked for at most this many words")] = 80,
+                 max_new_tokens: Annotated[int, Range(1)] = 160,
+                 batch_size: Annotated[int, Range(1)] = 4,
+                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 max_side: Annotated[int, Range(16), Doc("an image is downscaled to at most this many pixels "
+                                                         "a side")] = 896,
+                 max_prompt_tokens: Annotated[int, Range(1)] = 8192) -> None:
         from ham.generate.hf_vision import HFVisionGenerator
 
         self.generator = HFVisionGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0, device=device,

@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Iterable, Sequence
+from typing import Annotated, Iterable, Sequence
 
 from ham.cache import KeyedStore
 from ham.enrich.calls import CallResult, CallStats, Request, chat_many, local_calls, run_cached
 from ham.backends.chat import ChatClient
 from ham.document import Document, Node
+from ham.settings import Doc, Model, Range
 from ham.text import split_sentences
 from ham.units import EvidenceUnit
 
@@ -84,7 +85,8 @@ class LeadSummariser:
     batch_size = 4096
     cached = False
 
-    def __init__(self, sentences: int = 2, max_words: int = 40) -> None:
+    def __init__(self, sentences: Annotated[int, Range(1), Doc("leading sentences of the section")] = 2,
+                 max_words: Annotated[int, Range(1), Doc("cut to this many words")] = 40) -> None:
         self.sentences, self.max_words = sentences, max_words
         self.model_id = f"lead:{sentences}s{max_words}w"
 
@@ -97,17 +99,13 @@ class ChatSummariser:
 
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, model: str, base_url: str | None = None, base_url_env: str = "OPENAI_BASE_URL",
-                 api_key_env: str = "OPENAI_API_KEY",
-                 max_words: int = 40, concurrency: int = 8, batch_size: int = 64, max_tokens: int = 200,
-                 temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 5,
-                 seed: int | None = None) -> None:
-        self.client = ChatClient(model, base_url=base_url, base_url_env=base_url_env, api_key_env=api_key_env,
-                                 temperature=temperature, seed=seed,
-                                 max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
-                                 max_concurrency=concurrency)
-        self.model_id = f"openai:{model}"
-        self.max_words, self.concurrency, self.batch_size = max_words, concurrency, batch_size
+    def __init__(self, client: Annotated[ChatClient, Doc("the server and model that write the summaries")],
+                 max_words: Annotated[int, Range(1), Doc("asked for at most this many words")] = 40,
+                 batch_size: Annotated[int, Range(1), Doc("sections handed to the client at once (its "
+                                                          "concurrency bounds the requests in flight)")] = 64) -> None:
+        self.client = client
+        self.model_id = f"openai:{client.model}"
+        self.max_words, self.batch_size = max_words, batch_size
 
     def run(self, payloads: Sequence[SectionInput]) -> list[CallResult]:
         conversations = [[{"role": "user", "content": p.prompt(self.max_words)}] for p in payloads]
@@ -121,8 +119,14 @@ class HFSummariser:
 
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, model: str, max_words: int = 40, max_new_tokens: int = 96, batch_size: int = 8,
-                 device: str | None = None, max_prompt_tokens: int = 2048, cache_root: str = "outputs/cache") -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("a local folder or a hub id in the HF cache")],
+                 max_words: Annotated[int, Range(1), Doc("asked for at most this many words")] = 40,
+                 max_new_tokens: Annotated[int, Range(1)] = 96,
+                 batch_size: Annotated[int, Range(1)] = 8,
+                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 max_prompt_tokens: Annotated[int, Range(1), Doc("a longer section falls back to the lead "
+                                                                 "summary")] = 2048,
+                 cache_root: Annotated[str, Doc("where the converted bundled model is kept")] = "outputs/cache") -> None:
         from ham.generate.hf import HFGenerator
 
         self.generator = HFGenerator(model, max_new_tokens=max_new_tokens, temperature=0.0,

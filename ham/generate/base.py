@@ -8,6 +8,12 @@ many requests in flight). ``pricing`` names its row of the price table (``conf/c
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Annotated
+
+from ham.settings import Doc, NotResult
+
+Pricing = Annotated[str | None, NotResult("which price row the cost table uses"),
+                    Doc("row of the price table (cost) this backbone's tokens are priced at")]
 
 # Why a question has no scored answer (``predictions.jsonl``: ``failure.reason``). Two kinds, and
 # this is the one place that says which is which:
@@ -73,7 +79,8 @@ class Generation:
 
 
 class Generator:
-    model_id = ""
+    model_id = ""        # what caches and run records key on (a local model: its weights' hash)
+    model_name = ""      # what reports show; never a key (a renamed folder keeps its caches)
     pricing: str | None = None
     batch_size = 1
     is_async = False

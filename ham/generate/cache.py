@@ -63,6 +63,7 @@ class CachedGenerator:
         self.inner = inner
         self.store = KeyedStore(cache_root, "generations")
         self.model_id = inner.model_id
+        self.model_name = getattr(inner, "model_name", "") or inner.model_id
         self.pricing = getattr(inner, "pricing", None)
         self.batch_size = getattr(inner, "batch_size", 1)
         self.is_async = getattr(inner, "is_async", False)

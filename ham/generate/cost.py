@@ -15,6 +15,22 @@ the token totals cover only the questions with usage and ``cents_total`` is None
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+from ham.settings import Doc, NotResult, setting
+
+
+@dataclass
+class CostSettings:
+    """The ``cost`` group: the price table and the row a run is priced under (module docstring)."""
+
+    pricing: Optional[str] = setting(None, NotResult("cents are computed from recorded tokens after the run"),
+                                     Doc("price every run under this row (the paper: gpt4o); None: the "
+                                         "generator's own row"))
+    prices: Dict[str, Dict[str, float]] = setting(default_factory=dict, marks=(NotResult(
+        "cents are computed from recorded tokens after the run"),), doc=Doc(
+        "USD per 1M prompt and per 1M completion tokens, per backbone"))
 
 
 def question_cents(usage: Mapping, price: Mapping) -> float:

@@ -13,11 +13,14 @@ The output cites images as ``<imgN>`` like a model would, and goes through the s
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import math
 import time
 from collections import Counter
 
-from ham.generate.base import Generation, Generator
+from ham.settings import Doc, Range
+from ham.generate.base import Pricing, Generation, Generator
 from ham.text import split_sentences, tokenize
 from ham.methods.base import Prompt
 
@@ -25,8 +28,12 @@ class ExtractiveGenerator(Generator):
     model_id = "extractive-v1"
     cacheable = False
 
-    def __init__(self, max_sentences: int = 5, per_unit: int = 3, max_images: int = 3,
-                 rank_weight: float = 0.5, pricing: str | None = None) -> None:
+    def __init__(self, max_sentences: Annotated[int, Range(1), Doc("sentences in the answer at most")] = 5,
+                 per_unit: Annotated[int, Range(1), Doc("sentences taken from one unit at most")] = 3,
+                 max_images: Annotated[int, Range(0), Doc("images cited at most")] = 3,
+                 rank_weight: Annotated[float, Range(0.0), Doc("weight of the unit's retrieval rank beside the "
+                                                               "sentence's overlap with the question")] = 0.5,
+                 pricing: Pricing = None) -> None:
         self.max_sentences, self.per_unit = max_sentences, per_unit
         self.max_images, self.rank_weight = max_images, rank_weight
         self.pricing = pricing

@@ -19,11 +19,13 @@ import inspect
 import logging
 import time
 from pathlib import Path
+from typing import Annotated
 
 from ham.backends.local import (load_causal_lm, local_model_id, model_source, smollm2_gguf, torch_device, torch_dtype,
                                 weights_hash)
 from ham.cache import FolderCache, key_of
-from ham.generate.base import Generation, Generator
+from ham.generate.base import Generation, Generator, Pricing
+from ham.settings import Doc, Model, OneOf, Range
 from ham.images import UnreadableImage
 
 log = logging.getLogger("ham.generate")
@@ -46,13 +48,25 @@ def converted_smollm2(cache_root: Path) -> Path:
 
 
 class HFGenerator(Generator):
-    def __init__(self, model: str = "smollm2", max_new_tokens: int = 1024, temperature: float = 0.2,
-                 max_prompt_tokens: int = 32000, device: str | None = None, dtype: str | None = None,
-                 cache_root: str = "outputs/cache", batch_size: int = 8, truncation_is_failure: bool = True,
-                 pricing: str | None = None, seed: int | None = 0) -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("smollm2 (bundled), a local folder, or a hub id "
+                                                          "already in the HF cache")] = "smollm2",
+                 max_new_tokens: Annotated[int, Range(1)] = 1024,
+                 temperature: Annotated[float, Range(0.0), Doc("0: greedy; above: sampled (seeded by seed)")] = 0.2,
+                 max_prompt_tokens: Annotated[int, Range(1), Doc("a longer prompt is an over_length failure")] = 32000,
+                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 dtype: Annotated[str | None, OneOf("float32", "float16", "bfloat16"),
+                                  Doc("None: bfloat16 on GPU, float32 on CPU")] = None,
+                 cache_root: Annotated[str, Doc("where the bundled GGUF is converted once")] = "outputs/cache",
+                 batch_size: Annotated[int, Range(1), Doc("prompts per padded batch")] = 8,
+                 truncation_is_failure: Annotated[bool, Doc("a reply cut at max_new_tokens is an over_length "
+                                                            "failure")] = True,
+                 pricing: Pricing = None,
+                 seed: Annotated[int | None, Doc("seeds sampling (temperature > 0), per batch: the run's "
+                                                 "seed")] = 0) -> None:
         path = converted_smollm2(Path(cache_root)) if model == "smollm2" else model_source(model)
         # the bundled SmolLM2 by its GGUF file's content (the converted folder is derived from it)
         self.model_id = local_model_id("hf", smollm2_gguf() if model == "smollm2" else path)
+        self.model_name = "SmolLM2-135M-Instruct" if model == "smollm2" else Path(str(model)).name
         self.device = torch_device(device)
         self.dtype = torch_dtype(self.device, dtype)
         self.max_new_tokens, self.temperature, self.max_prompt_tokens = max_new_tokens, temperature, max_prompt_tokens

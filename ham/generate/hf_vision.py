@@ -8,12 +8,17 @@ video processor that does (a clear error says so). An unreadable image fails its
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 from ham.backends.local import load_vision_lm
 from ham.generate.hf import HFGenerator
+from ham.settings import Doc, Model, Range
 
 
 class HFVisionGenerator(HFGenerator):
-    def __init__(self, model: str, max_new_tokens: int = 1024, batch_size: int = 4, **kwargs) -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("a local VLM folder or a hub id in the HF cache")],
+                 max_new_tokens: Annotated[int, Range(1)] = 1024,
+                 batch_size: Annotated[int, Range(1), Doc("prompts per padded batch")] = 4, **kwargs) -> None:
         super().__init__(model, max_new_tokens=max_new_tokens, batch_size=batch_size, **kwargs)
 
     def _load(self, path: str) -> None:

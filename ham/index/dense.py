@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
+
+from ham.settings import Doc, NotResult, Range
 
 ADD_CHUNK = 65536
 log = logging.getLogger("ham.index")
@@ -22,13 +25,18 @@ def gpu_available() -> bool:
     return hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0
 
 
+UseGpu = Annotated[bool | None, NotResult("faiss on the GPU or the CPU: the same index"),
+                   Doc("None: the GPU when faiss-gpu and a GPU are there; true; false")]
+
+
 class FaissSpec:
-    """How the dense index is built (a ``conf/index/`` option). ``use_gpu``: true, false or auto."""
+    """How the dense index is built (a ``conf/index/`` option). ``use_gpu``: None (auto: when
+    faiss-gpu and a GPU are there), true or false."""
 
     kind = "flat"
     gpu_capable = True
 
-    def __init__(self, use_gpu: bool | str = "auto") -> None:
+    def __init__(self, use_gpu: UseGpu = None) -> None:
         self.use_gpu = use_gpu
 
     def params(self) -> dict:
@@ -43,8 +51,7 @@ class FaissSpec:
         """Search-time parameters (set again after loading)."""
 
     def on_gpu(self) -> bool:
-        wanted = self.use_gpu if isinstance(self.use_gpu, bool) else str(self.use_gpu).lower() != "false"
-        return bool(wanted) and self.gpu_capable and gpu_available()
+        return self.use_gpu is not False and self.gpu_capable and gpu_available()
 
     def _to_gpu(self, index):
         import faiss
@@ -89,7 +96,10 @@ class HNSWSpec(FaissSpec):
     kind = "hnsw"
     gpu_capable = False
 
-    def __init__(self, m: int = 32, ef_construction: int = 200, ef_search: int = 128, use_gpu: bool | str = "auto") -> None:
+    def __init__(self, m: Annotated[int, Range(2), Doc("graph neighbours per node")] = 32,
+                 ef_construction: Annotated[int, Range(1), Doc("candidate list while building")] = 200,
+                 ef_search: Annotated[int, Range(1), Doc("candidate list while searching")] = 128,
+                 use_gpu: UseGpu = None) -> None:
         super().__init__(use_gpu)
         self.m, self.ef_construction, self.ef_search = m, ef_construction, ef_search
 
@@ -113,9 +123,16 @@ class IVFPQSpec(FaissSpec):
 
     kind = "ivfpq"
 
-    def __init__(self, nlist: int = 1024, m: int = 16, nbits: int = 8, nprobe: int = 32,
-                 train_size: int = 100_000, min_vectors: int = 10_000, use_gpu: bool | str = "auto",
-                 seed: int = 0) -> None:
+    def __init__(self, nlist: Annotated[int, Range(1), Doc("inverted lists (shrunk to what the corpus "
+                                                            "trains: 39 points a list)")] = 1024,
+                 m: Annotated[int, Range(1), Doc("sub-quantisers; must divide the vector dimension")] = 16,
+                 nbits: Annotated[int, Range(1), Doc("bits per sub-quantiser code")] = 8,
+                 nprobe: Annotated[int, Range(1), Doc("lists searched per query")] = 32,
+                 train_size: Annotated[int, Range(1), Doc("vectors sampled to train on")] = 100_000,
+                 min_vectors: Annotated[int, Range(0), Doc("below this many vectors the index is exact "
+                                                           "(flat)")] = 10_000,
+                 use_gpu: UseGpu = None,
+                 seed: Annotated[int, Doc("training sample and k-means (the run's seed)")] = 0) -> None:
         super().__init__(use_gpu)
         self.nlist, self.m, self.nbits, self.nprobe = nlist, m, nbits, nprobe
         self.train_size, self.min_vectors, self.seed = train_size, min_vectors, seed

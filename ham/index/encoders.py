@@ -23,12 +23,13 @@ import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Annotated, Iterator, Sequence
 
 import numpy as np
 from tqdm import tqdm
 
-from ham.backends.local import local_model_id, minilm_path, model_source
+from ham.backends.local import is_out_of_memory, local_model_id, minilm_path, model_source
+from ham.settings import Doc, Model, OneOf, Range
 
 log = logging.getLogger("ham.index.encoders")
 
@@ -50,12 +51,6 @@ def torch_threads(n: int | None):
         yield
     finally:
         torch.set_num_threads(before)
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    import torch
-
-    return isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in str(exc).lower()
 
 
 @dataclass
@@ -189,12 +184,26 @@ def _offsets(tokenizer, text: str) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in enc["offset_mapping"] if b > a]
 
 
+BatchSize = Annotated[int, Range(1), Doc("strings encoded at once (halved on out-of-memory)")]
+Device = Annotated[str | None, Doc("cuda when available, else cpu")]
+QueryThreads = Annotated[int | None, Range(1), Doc("torch threads for one query's encode (None: all); one is "
+                                                   "fastest on a busy machine")]
+LongText = Annotated[str, OneOf("windows", "truncate"),
+                     Doc("a unit longer than the window: embedded as the mean of windows that each carry its "
+                         "document and path and together hold all its content, or truncated")]
+ShowProgress = Annotated[bool, Doc("a progress bar while encoding")]
+
+
 class SentenceTransformerEncoder(BatchedEncoder):
     """A sentence-transformers model. ``model`` is ``minilm`` (the bundled default) or a path."""
 
-    def __init__(self, model: str = "minilm", batch_size: int = 64, device: str | None = None,
-                 max_seq_length: int | None = None, show_progress: bool = False, query_threads: int | None = 1,
-                 long_text: str = "windows") -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("minilm (bundled) or a sentence-transformers "
+                                                          "folder")] = "minilm",
+                 batch_size: BatchSize = 64, device: Device = None,
+                 max_seq_length: Annotated[int | None, Range(1), Doc("the window in tokens (None: the "
+                                                                     "model's)")] = None,
+                 show_progress: ShowProgress = False, query_threads: QueryThreads = 1,
+                 long_text: LongText = "windows") -> None:
         self.path = minilm_path() if model == "minilm" else Path(model)
         if not self.path.exists():
             raise FileNotFoundError(f"encoder model folder {self.path} does not exist")
@@ -265,9 +274,16 @@ class BGEM3Encoder(BatchedEncoder):
 
     has_sparse = True
 
-    def __init__(self, model: str = "BAAI/bge-m3", batch_size: int = 32, max_length: int = 1024,
-                 query_max_length: int = 512, device: str | None = None, use_fp16: bool | None = None,
-                 show_progress: bool = False, query_threads: int | None = 1, long_text: str = "windows") -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("the full BAAI/bge-m3 checkpoint (folder or HF "
+                                                          "cache): with sparse_linear.pt and colbert_linear.pt")]
+                 = "BAAI/bge-m3",
+                 batch_size: BatchSize = 32,
+                 max_length: Annotated[int, Range(1), Doc("tokens per unit string")] = 1024,
+                 query_max_length: Annotated[int, Range(1), Doc("tokens per query")] = 512,
+                 device: Device = None,
+                 use_fp16: Annotated[bool | None, Doc("None: fp16 on GPU, fp32 on CPU")] = None,
+                 show_progress: ShowProgress = False, query_threads: QueryThreads = 1,
+                 long_text: LongText = "windows") -> None:
         import json
 
         from ham.backends.local import torch_device

@@ -30,9 +30,11 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Annotated, Sequence
 
 import numpy as np
+
+from ham.settings import Doc, Range
 
 from ham.index.dense import FaissSpec
 from ham.index.sparse import BM25Sparse, LexicalSparse
@@ -99,7 +101,9 @@ class HybridFusion:
 
     name = "hybrid"
 
-    def __init__(self, dense_weight: float = DENSE_WEIGHT) -> None:
+    def __init__(self, dense_weight: Annotated[float, Range(0.0, 1.0), Doc("the dense share after per-query "
+                                                                          "min-max normalisation (paper 5.1.2: "
+                                                                          "0.7)")] = DENSE_WEIGHT) -> None:
         if not 0.0 <= dense_weight <= 1.0:
             raise ValueError(f"dense_weight must lie in [0, 1], not {dense_weight}")
         self.dense_weight = dense_weight
@@ -114,12 +118,9 @@ class HybridFusion:
 
 
 class DenseOnly:
-    """The dense score alone (``retrieval=dense``); ``dense_weight`` is accepted and unused."""
+    """The dense score alone (``retrieval=dense``)."""
 
     name = "dense"
-
-    def __init__(self, dense_weight: float | None = None) -> None:
-        pass
 
     def __call__(self, scores: np.ndarray) -> np.ndarray:
         return scores[0]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from ham.datasets.topograph import json_array_records
+from ham.records import json_array_records
 from ham.document import Document
 from ham.ingest.builder import Block, build_document
 from ham.ingest.mmdocir import doc_id_of

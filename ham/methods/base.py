@@ -18,10 +18,14 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Annotated
 
 from ham.images import open_image
 from ham.retrieve.retriever import Hit, Retrieved
+from ham.settings import Doc, Runtime
 from ham.text import words
+
+Template = Annotated[str, Doc("the versioned prompt template (ham/methods/prompts/<name>.txt, or a path)")]
 
 IMAGE_MARK = re.compile(r"\[\[image:(\d+)\]\]")
 CONTEXT_WORDS = 30
@@ -132,7 +136,8 @@ class Method:
 
     name = ""
 
-    def __init__(self, template: str, descriptions=None, encoder=None, corpus_root: str | Path | None = None) -> None:
+    def __init__(self, template: Template, descriptions=None, encoder=None,
+                 corpus_root: Annotated[str | Path | None, Runtime()] = None) -> None:
         self.template_name = template
         self.template = load_template(template)
         self.template_sha = hashlib.sha256(self.template.encode()).hexdigest()[:12]

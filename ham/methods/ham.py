@@ -4,7 +4,7 @@ image reference, caption or alt text, source position, context-aware description
 local relation that says which text block the image belongs beside."""
 from __future__ import annotations
 
-from ham.methods.base import CONTEXT_WORDS, Method, slots_of
+from ham.methods.base import Template, CONTEXT_WORDS, Method, slots_of
 from ham.represent.templates import position
 from ham.retrieve.retriever import Hit, Retrieved
 from ham.text import words
@@ -42,7 +42,7 @@ def image_block(n: int, hit: Hit, text_ids: dict[str, int], descriptions) -> str
 class HamAssembler(Method):
     name = "ham"
 
-    def __init__(self, template: str = "ham_v2", **context) -> None:
+    def __init__(self, template: Template = "ham_v2", **context) -> None:
         super().__init__(template, **context)
 
     def __call__(self, question: str, retrieved: Retrieved):

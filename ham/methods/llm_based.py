@@ -4,14 +4,14 @@ or alt text and the text around it in the source, under a placeholder ``<imgN>``
 cite."""
 from __future__ import annotations
 
-from ham.methods.base import Method, Prompt, flat_text_blocks, proxy_lines, slots_of
+from ham.methods.base import Template, Method, Prompt, flat_text_blocks, proxy_lines, slots_of
 from ham.retrieve.retriever import Retrieved
 
 
 class LlmBasedMethod(Method):
     name = "llm_based"
 
-    def __init__(self, template: str = "llm_based_v1", **context) -> None:
+    def __init__(self, template: Template = "llm_based_v1", **context) -> None:
         super().__init__(template, **context)
 
     def __call__(self, question: str, retrieved: Retrieved) -> Prompt:

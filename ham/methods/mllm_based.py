@@ -15,11 +15,14 @@ prediction records and what IR is computed on, as in the paper's Table 4.
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import logging
 from pathlib import Path
 
 from ham.images import UnreadableImage, open_image
-from ham.methods.base import Method, Prompt, PromptImage, flat_text_blocks, slots_of
+from ham.settings import Doc, Model, Range
+from ham.methods.base import Template, Method, Prompt, PromptImage, flat_text_blocks, slots_of
 from ham.retrieve.retriever import Hit, Retrieved
 from ham.units import is_table_image
 
@@ -29,8 +32,13 @@ log = logging.getLogger("ham.methods.mllm")
 class MllmBasedMethod(Method):
     name = "mllm_based"
 
-    def __init__(self, template: str = "mllm_based_v1", max_images: int = 5, clip_model: str | None = None,
-                 clip_device: str | None = None, clip_batch_size: int = 16, **context) -> None:
+    def __init__(self, template: Template = "mllm_based_v1",
+                 max_images: Annotated[int, Range(1), Doc("images sent (the model's limit)")] = 5,
+                 clip_model: Annotated[str | None, Model(), Doc("a CLIP folder or hub id in the HF cache keeps the "
+                                                                "max_images most query-relevant images; None: "
+                                                                "the first max_images by retrieval rank")] = None,
+                 clip_device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 clip_batch_size: Annotated[int, Range(1)] = 16, **context) -> None:
         super().__init__(template, **context)
         self.max_images = max_images
         self.clip = None

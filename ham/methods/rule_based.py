@@ -17,12 +17,15 @@ Image tags the model wrote anyway are removed first: the text answer is meant to
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 import logging
 import numpy as np
 
 from ham.generate.answer import SLOT_PATTERN
 from ham.text import _bm25s, split_sentences, tokenize
-from ham.methods.base import Method, Prompt, flat_text_blocks, image_proxy, slots_of
+from ham.settings import Doc, Model, Range
+from ham.methods.base import Template, Method, Prompt, flat_text_blocks, image_proxy, slots_of
 from ham.retrieve.retriever import Retrieved
 
 log = logging.getLogger("ham.methods.rule")
@@ -70,8 +73,15 @@ def insert_images(sentences: list[str], proxies: list[str], encoder, semantic_we
 class RuleBasedMethod(Method):
     name = "rule_based"
 
-    def __init__(self, template: str = "rule_based_v1", max_images: int = 3, min_score: float = 0.3,
-                 semantic_weight: float = 0.5, semantic_model: str | None = None, **context) -> None:
+    def __init__(self, template: Template = "rule_based_v1",
+                 max_images: Annotated[int, Range(0), Doc("images inserted at most")] = 3,
+                 min_score: Annotated[float, Range(0.0, 1.0), Doc("an image goes after the sentence it matches "
+                                                                  "best when the pair scores at least this")] = 0.3,
+                 semantic_weight: Annotated[float, Range(0.0, 1.0), Doc("pair score = w x cosine + (1 - w) x "
+                                                                        "BM25")] = 0.5,
+                 semantic_model: Annotated[str | None, Model(), Doc("None: the run's encoder; or a "
+                                                                    "sentence-transformers folder")] = None,
+                 **context) -> None:
         super().__init__(template, **context)
         self.max_images, self.min_score, self.semantic_weight = max_images, min_score, semantic_weight
         if semantic_model:

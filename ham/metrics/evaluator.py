@@ -12,7 +12,7 @@ Concurrency: every metric that needs the judge is a coroutine. ``ajudge(case)`` 
 question's judged metrics at once (each one's own calls at once too: context precision's verdict
 per unit, answer accuracy's two ratings); ``score(case, judged)`` then computes the rest with those
 values, and never calls a judge. The runner does this for every question in flight, on its event
-loop, so judging is as concurrent as the judge client allows (``judge.client.max_concurrency``,
+loop, so judging is as concurrent as the judge client allows (``judge.client.concurrency``,
 with its retries and request budget). ``__call__`` is the synchronous form for one question
 (``ham.backends.aio.run_sync``: never ``asyncio.run`` inside a running loop).
 """
@@ -20,13 +20,40 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from dataclasses import dataclass
+from typing import List, Optional
 
 from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
 from ham.generate.answer import InterleavedAnswer
 from ham.metrics.registry import Case, Metric, Resources, Scored, aggregate, ordered
+from ham.settings import Content, Doc, Model, Range, setting
 
 NO_JUDGE = "not computed: no judge configured (judge=none)"
+
+
+@dataclass
+class BertScoreSettings:
+    """The BERTScore scorer, loaded only when a chosen metric needs it (``ham.metrics.bertscore``)."""
+
+    model: str = setting("minilm", Model(), Doc("minilm (bundled), or roberta-large (bert-score's English default) "
+                                                "with num_layers 17"))
+    num_layers: Optional[int] = setting(6, Range(1), Doc("the layer scored (mandatory for a local path)"))
+    batch_size: int = setting(32, Range(1))
+    device: Optional[str] = setting(None, Doc("cuda when available, else cpu"))
+    rescale_with_baseline: bool = setting(False, Doc("bert-score's baseline rescaling (needs baseline_path for "
+                                                     "a local model)"))
+    baseline_path: Optional[str] = setting(None, Content(), Doc("the baseline file for a local model"))
+
+
+@dataclass
+class MetricsSettings:
+    """The ``metrics`` group: which registered metrics a run computes, and their settings."""
+
+    names: List[str] = setting(default_factory=list, doc=Doc(
+        "the metrics a run computes (ham/metrics/: one registered object each; ham-show lists them)"))
+    img_cbs_window: int = setting(30, Range(1), Doc("words each side of an image (Img-CBS context)"))
+    bertscore: BertScoreSettings = setting(default_factory=BertScoreSettings, doc=Doc("the BERTScore scorer"))
 
 
 class Evaluator:

@@ -8,7 +8,7 @@ Clients (``judge.client._target_`` in ``conf/judge/``):
 ``judge=none`` (``_target_: null``) is no judge: judged metrics are reported as not computed.
 
 Concurrency: ``ajudge`` is the same judgment as a coroutine; the runner judges every question in
-flight at once through it, bounded by the client's ``max_concurrency`` and subject to its retries,
+flight at once through it, bounded by the client's ``concurrency`` and subject to its retries,
 deadline and request budget (one ``ChatClient`` per judge, bound to the runner's event loop). A
 local (``hf``) judge runs one judgment at a time on its own thread.
 
@@ -27,11 +27,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
+from typing import Annotated
+
 from ham.backends.aio import run_sync
-from ham.backends.chat import ChatReply
+from ham.backends.chat import ChatClient, ChatReply
 from ham.cache import KeyedStore, key_of
 from ham.generate.cache import WriteBehind
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
+from ham.settings import Doc, Model, Range, Runtime
+
+# every judged metric's prompt (TCR@15, Qual., and TopoGraphRAG-Bench's: docs/topology.md)
+DEFAULT_PROMPTS = {name: f"{name}_v1" for name in (
+    "tcr15", "overall_quality", "context_precision", "context_recall", "answer_accuracy", "answer_accuracy_swapped",
+    "faithfulness_statements", "faithfulness", "response_relevancy", "step_coverage")}
 
 
 @dataclass
@@ -72,8 +80,12 @@ class JudgmentCache:
 class HFChat:
     """A local transformers model behind the ``chat(messages) -> ChatReply`` interface."""
 
-    def __init__(self, model: str = "smollm2", max_new_tokens: int = 512, max_prompt_tokens: int = 6000,
-                 device: str | None = None, cache_root: str = "outputs/cache") -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("smollm2 (bundled), a local folder, or a hub id in "
+                                                          "the HF cache")] = "smollm2",
+                 max_new_tokens: Annotated[int, Range(1)] = 512,
+                 max_prompt_tokens: Annotated[int, Range(1)] = 6000,
+                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 cache_root: Annotated[str, Doc("where the bundled GGUF is converted once")] = "outputs/cache") -> None:
         from ham.generate.hf import HFGenerator
 
         self.generator = HFGenerator(model=model, max_new_tokens=max_new_tokens, temperature=0.0,
@@ -94,9 +106,13 @@ class HFChat:
 class Judge:
     """Scores one metric's inputs with its prompt: cached, strictly parsed, failures as values."""
 
-    def __init__(self, client, prompts: dict[str, str], cache_root: str | Path) -> None:
+    def __init__(self, client: Annotated[ChatClient | HFChat, Doc("the judge model: an OpenAI-compatible server "
+                                                                  "or a local model")],
+                 prompts: Annotated[dict[str, str], Doc("metric -> versioned prompt file in ham/metrics/prompts/ "
+                                                        "(or a path)")] = DEFAULT_PROMPTS,
+                 cache_root: Annotated[str | Path, Runtime()] = "outputs/cache") -> None:
         self.client, self.model = client, client.model_id
-        self.prompts = {metric: JudgePrompt.load(name) for metric, name in prompts.items()}
+        self.prompts = {metric: JudgePrompt.load(name) for metric, name in dict(prompts).items()}
         for metric, prompt in self.prompts.items():
             if prompt.metric != metric:
                 raise ValueError(f"judge prompt {prompt.name} is for {prompt.metric!r}, configured for {metric!r}")

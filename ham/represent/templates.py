@@ -19,7 +19,9 @@ tests pin them. Summaries: ``ham.enrich.summaries``; descriptions: ``ham.enrich.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
+from ham.settings import Doc, OneOf
 from ham.text import words
 from ham.units import EvidenceUnit
 
@@ -102,7 +104,9 @@ class ContextualText(Representation):
 
     name, uses_summaries = "ct", True
 
-    def __init__(self, sparse: str = "full") -> None:
+    def __init__(self, sparse: Annotated[str, OneOf("full", "path_content"),
+                                         Doc("what BM25 indexes: the full string, or the heading path and "
+                                             "content only")] = "full") -> None:
         if sparse not in ("full", "path_content"):
             raise ValueError(f"ct: sparse must be 'full' or 'path_content', not {sparse!r}")
         self.sparse_text = sparse

@@ -36,12 +36,13 @@ relations see every member), ``extra["role"]`` says ``section``, ``units`` or ``
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Annotated, Callable
 
 import numpy as np
 
 from ham.index.hybrid import HybridIndex, Scored, _minmax
 from ham.retrieve.sections import SectionMap
+from ham.settings import Doc, OneOf, Range
 from ham.units import EvidenceUnit
 
 TABLE_KEY = "|table:"
@@ -83,8 +84,19 @@ class Passage:
 class TreeAssembly:
     """The passages and images of one query under a budget (module docstring)."""
 
-    def __init__(self, relevant: float = 0.5, merge_ratio: float = 0.5, parent_chars: int = 600,
-                 parents_from: int = 3, parent_depth: int = 2, image_weight: float = 0.3, last: str = "cut") -> None:
+    def __init__(self, relevant: Annotated[float, Range(0.0, 1.0), Doc("a unit counts as relevant at this min-max "
+                                                                        "scaled score")] = 0.5,
+                 merge_ratio: Annotated[float, Range(0.0, 1.0), Doc("relevant units holding this share of their "
+                                                                    "section's text bring the whole section")] = 0.5,
+                 parent_chars: Annotated[int, Range(0), Doc("a retrieved child brings its enclosing sections' "
+                                                            "own text, together up to this length")] = 600,
+                 parents_from: Annotated[int, Range(0), Doc("... for the first N section passages")] = 3,
+                 parent_depth: Annotated[int, Range(0), Doc("... from the parent up to this many levels")] = 2,
+                 image_weight: Annotated[float, Range(0.0, 1.0), Doc("an image in or above a passage's section: "
+                                                                     "score = (1 - w) own + w context (0.3 chosen "
+                                                                     "on devbench)")] = 0.3,
+                 last: Annotated[str, OneOf("cut", "skip"), Doc("a passage that no longer fits: cut to the room "
+                                                                "left, or skip to smaller ones")] = "cut") -> None:
         if last not in ("cut", "skip"):
             raise ValueError(f"retrieval.assembly.last must be 'cut' or 'skip', not {last!r}")
         self.last = last

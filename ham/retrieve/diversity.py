@@ -20,19 +20,22 @@ one dialog is often exactly what a question needs).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable
+from typing import Annotated, Callable
 
 import numpy as np
 
 from ham.index.hybrid import HybridIndex, Scored, _minmax
 from ham.retrieve.sections import SectionMaps
+from ham.settings import Doc, Range
 from ham.units import EvidenceUnit
 
 
 class SectionCap:
     name = "section_cap"
 
-    def __init__(self, per_section: int = 4, parents: int = 2, parents_from: int = 5) -> None:
+    def __init__(self, per_section: Annotated[int, Range(1), Doc("at most this many units of one section")] = 4,
+                 parents: Annotated[int, Range(0), Doc("parent sections' best own passages brought in")] = 2,
+                 parents_from: Annotated[int, Range(1), Doc("by the first N ranked child sections")] = 5) -> None:
         if per_section < 1 or parents < 0 or parents_from < 1:
             raise ValueError("section_cap: per_section and parents_from must be >= 1, parents >= 0")
         self.per_section, self.parents, self.parents_from = per_section, parents, parents_from
@@ -92,7 +95,8 @@ class SectionCap:
 class MMR:
     name = "mmr"
 
-    def __init__(self, weight: float = 0.7) -> None:
+    def __init__(self, weight: Annotated[float, Range(0.0, 1.0), Doc("weight x relevance - (1 - weight) x max "
+                                                                      "cosine to the units already taken")] = 0.7) -> None:
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"mmr weight must lie in [0, 1], not {weight}")
         self.weight = weight

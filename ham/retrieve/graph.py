@@ -2,7 +2,7 @@
 document tree, the units' local relations and shared entities, every reached unit scored against
 the query, all within the same budgets k_t and k_v.
 
-The graph (built once per corpus; entity links cached per corpus, ``ham.topo.entities``). Each
+The graph (built once per corpus; entity links cached per corpus, ``ham.index.entities``). Each
 edge kind is named, so ``graph.follow`` chooses what is followed and each choice is its own
 variant in tables:
 
@@ -46,13 +46,31 @@ import logging
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Annotated, List
 
+from ham.index.entities import EntitySettings
 from ham.index.hybrid import Scored
-from ham.retrieve.retriever import Hit, Retrieved, Retriever
+from ham.retrieve.diversity import MMR, SectionCap
+from ham.retrieve.retriever import FUSION, K_T, K_TAB, K_V, POOL, Hit, Retrieved, Retriever
+from ham.retrieve.structural import SectionRanker
+from ham.settings import Checked, Doc, Range, as_settings, setting
 
 log = logging.getLogger("ham.retrieve.graph")
 FOLLOW = ("tree", "captions", "entities")
 HOW = {"tree": "tree", "captions": "caption", "entities": "entity"}
+
+
+@dataclass
+class GraphSettings(Checked):
+    """What is followed from the hybrid seeds (module docstring)."""
+
+    follow: List[str] = setting(default_factory=lambda: list(FOLLOW),
+                                doc=Doc("edge kinds followed: tree, captions, entities ([] = plain hybrid)"))
+    seeds: int = setting(5, Range(1), Doc("top units of each modality's ranking expanded"))
+    hops: int = setting(1, Range(1), Doc("expansion rounds"))
+    fan_out: int = setting(3, Range(1), Doc("neighbours reached per source unit and edge kind"))
+    weight: float = setting(0.5, Range(0.0, 1.0), Doc("share of the source's score a reached unit can take"))
+    entities: EntitySettings = setting(default_factory=EntitySettings, doc=Doc("entity extraction and anchors"))
 
 
 @dataclass
@@ -128,28 +146,27 @@ class EvidenceGraph:
 
 
 class GraphRetriever(Retriever):
-    def __init__(self, corpus, indexes, encoder, k_t: int = 15, k_v: int = 10, pool: int = 100, fusion=None,
-                 ranker=None, diversity=None, k_tab: int | None = None, reranker=None,
-                 graph: dict | None = None, budget: int | None = None, budget_unit: str = "chars",
-                 assembly=None) -> None:
-        if budget is not None:
-            raise ValueError("retrieval=graph follows its own edges under k_t; retrieval.budget (the budgeted tree "
-                             "assembly) applies to plain hybrid retrieval: set retrieval.budget=null")
+    """Hybrid seeds expanded along the evidence graph (module docstring), within k_t and k_v; the
+    budgeted tree assembly is plain hybrid retrieval's (``retrieval=budget``), not this one's."""
+
+    def __init__(self, corpus, indexes, encoder, k_t: K_T = 15, k_v: K_V = 10, pool: POOL = 100,
+                 fusion: FUSION = None,
+                 ranker: Annotated[SectionRanker | None, Doc("seeds from the structural ranking")] = None,
+                 diversity: Annotated[SectionCap | MMR | None, Doc("seeds from a diversified ranking")] = None,
+                 k_tab: K_TAB = None, reranker=None,
+                 graph: Annotated[GraphSettings | None, Doc("what is followed from the seeds (None: "
+                                                            "GraphSettings' defaults)")] = None,
+                 cache_root=None) -> None:
         super().__init__(corpus, indexes, encoder, k_t=k_t, k_v=k_v, pool=pool, fusion=fusion, ranker=ranker,
-                         diversity=diversity, k_tab=k_tab, reranker=reranker, budget_unit=budget_unit,
-                         assembly=assembly)
-        g = dict(graph or {})
-        self.follow = tuple(g.get("follow", FOLLOW))
+                         diversity=diversity, k_tab=k_tab, reranker=reranker)
+        g = as_settings(GraphSettings, graph) or GraphSettings()
+        self.follow = tuple(g.follow)
         unknown = [f for f in self.follow if f not in FOLLOW]
         if unknown:
             raise ValueError(f"retrieval.graph.follow: unknown edge kind(s) {unknown}; known: {list(FOLLOW)}")
-        self.hops, self.fan_out, self.seeds = int(g.get("hops", 1)), int(g.get("fan_out", 3)), int(g.get("seeds", 5))
-        self.weight = float(g.get("weight", 0.5))
-        if self.hops < 1 or self.fan_out < 1 or self.seeds < 1 or not 0.0 <= self.weight <= 1.0:
-            raise ValueError("retrieval.graph: hops, fan_out and seeds must be >= 1 and weight in [0, 1]")
-        self.entity_settings = {k: g[k] for k in ("max_words", "per_unit", "min_chars") if k in g}
-        self.min_units, self.max_share = int(g.get("min_units", 2)), float(g.get("max_share", 0.1))
-        self.cache_root = g.get("cache_root")
+        self.hops, self.fan_out, self.seeds, self.weight = g.hops, g.fan_out, g.seeds, g.weight
+        self.entities = g.entities
+        self.cache_root = cache_root
         self.corpus = corpus
         self.descriptions = None
         self._graph: EvidenceGraph | None = None
@@ -169,13 +186,13 @@ class GraphRetriever(Retriever):
             entities = None
             if "entities" in self.follow:
                 from ham.cache import FolderCache
-                from ham.topo.entities import EntityIndex, RakeEntities, corpus_entities
+                from ham.index.entities import corpus_entities
 
                 cache = FolderCache(self.cache_root) if self.cache_root else None
                 units = list(self.units.values())
-                found = corpus_entities(units, RakeEntities(**self.entity_settings), cache, self.descriptions,
+                found = corpus_entities(units, self.entities.extractor(), cache, self.descriptions,
                                         getattr(self.corpus, "content_hash", ""))
-                entities = EntityIndex.build(found, [u.unit_id for u in units], self.min_units, self.max_share)
+                entities = self.entities.index(found, [u.unit_id for u in units])
             self._graph = EvidenceGraph(self.units, entities)
             log.info("evidence graph: %s edges", self._graph.summary())
         return self._graph

@@ -17,11 +17,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Annotated, Sequence
 
 from ham.backends.local import local_model_id, model_source, torch_device
 from ham.cache import KeyedStore, key_of
 from ham.index.hybrid import Scored
+from ham.settings import Doc, Model, Range
 from ham.units import EvidenceUnit
 
 
@@ -32,6 +33,12 @@ def passage(unit: EvidenceUnit) -> str:
 
 def _pair_key(unit_id: str, text: str) -> str:
     return hashlib.sha256(f"{unit_id}\0{text}".encode()).hexdigest()[:20]
+
+
+TopN = Annotated[int, Range(1), Doc("the best top_n fused text candidates are rescored")]
+RerankBatch = Annotated[int, Range(1), Doc("pairs scored at once")]
+MaxLength = Annotated[int, Range(1), Doc("tokens per (query, unit) pair")]
+CacheRoot = Annotated[str | None, Doc("where scores are cached (the run's cache root)")]
 
 
 class Reranker:
@@ -81,8 +88,11 @@ class Reranker:
 
 
 class CrossEncoderReranker(Reranker):
-    def __init__(self, model: str, top_n: int = 50, batch_size: int = 32, max_length: int = 512,
-                 device: str | None = None, cache_root: str | None = None) -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("a sentence-transformers CrossEncoder folder or hub "
+                                                          "id in the local HF cache")],
+                 top_n: TopN = 50, batch_size: RerankBatch = 32, max_length: MaxLength = 512,
+                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 cache_root: CacheRoot = None) -> None:
         super().__init__(top_n, batch_size, cache_root)
         self.path = model_source(model)
         self.model_id = local_model_id("cross-encoder", self.path)
@@ -99,9 +109,12 @@ class CrossEncoderReranker(Reranker):
 
 
 class BGEReranker(Reranker):
-    def __init__(self, model: str = "BAAI/bge-reranker-v2-m3", top_n: int = 50, batch_size: int = 32,
-                 max_length: int = 512, device: str | None = None, use_fp16: bool | None = None,
-                 cache_root: str | None = None) -> None:
+    def __init__(self, model: Annotated[str, Model(), Doc("BAAI/bge-reranker-v2-m3 (folder or HF "
+                                                          "cache)")] = "BAAI/bge-reranker-v2-m3",
+                 top_n: TopN = 50, batch_size: RerankBatch = 32, max_length: MaxLength = 512,
+                 device: Annotated[str | None, Doc("cuda when available, else cpu")] = None,
+                 use_fp16: Annotated[bool | None, Doc("None: fp16 on GPU")] = None,
+                 cache_root: CacheRoot = None) -> None:
         super().__init__(top_n, batch_size, cache_root)
         self.path = model_source(model)
         self.model_id = local_model_id("bge-reranker", self.path)

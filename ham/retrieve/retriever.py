@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Annotated, Sequence
 
-from ham.ingest.corpus import Corpus
-from ham.index.hybrid import HybridFusion, HybridIndex, Query, Scored
+from ham.index.hybrid import DenseOnly, HybridFusion, Query, Scored, SparseOnly
 from ham.retrieve.budget import BudgetedText, TextLength, TreeAssembly
+from ham.retrieve.diversity import MMR, SectionCap
 from ham.retrieve.sections import SectionMaps
+from ham.retrieve.structural import SectionRanker
+from ham.settings import Doc, OneOf, Range
 from ham.text import tokenize
 from ham.represent.templates import position
 from ham.units import EvidenceUnit
@@ -68,11 +70,29 @@ class Retrieved:
     images: list[Hit]
 
 
+K_T = Annotated[int, Range(0), Doc("text units retrieved (with a budget: passages at most)")]
+K_V = Annotated[int, Range(0), Doc("images retrieved (a separate index: the budgets never compete)")]
+K_TAB = Annotated[int | None, Range(0), Doc("tables: None = they share k_t with text; N = the N best tables besides "
+                                            "k_t text units")]
+POOL = Annotated[int, Range(1), Doc("each side's top `pool` units form the candidate pool")]
+FUSION = Annotated[HybridFusion | DenseOnly | SparseOnly | None, Doc("how dense and sparse scores combine (None: "
+                                                                     "0.7 dense + 0.3 sparse, min-max normalised)")]
+
+
 class Retriever:
-    def __init__(self, corpus: Corpus, indexes: dict[str, HybridIndex], encoder, k_t: int = 15,
-                 k_v: int = 10, pool: int = 100, fusion=None,
-                 ranker=None, diversity=None, k_tab: int | None = None, reranker=None,
-                 budget: int | None = None, budget_unit: str = "chars", assembly=None) -> None:
+    def __init__(self, corpus, indexes, encoder, k_t: K_T = 15, k_v: K_V = 10, pool: POOL = 100,
+                 fusion: FUSION = None,
+                 ranker: Annotated[SectionRanker | None, Doc("retrieval=structural: sections ranked first")] = None,
+                 diversity: Annotated[SectionCap | MMR | None, Doc("how the k_t text slots are shared out over the "
+                                                                   "tree (section caps and parents, or MMR)")] = None,
+                 k_tab: K_TAB = None, reranker=None,
+                 budget: Annotated[int | None, Range(1), Doc("None: the k_t best units; N: the text context "
+                                                             "assembled along the tree within N")] = None,
+                 budget_unit: Annotated[str, OneOf("chars", "tokens"), Doc("chars of retrieved text, or tokens of "
+                                                                           "the generator's tokenizer (local models "
+                                                                           "only)")] = "chars",
+                 assembly: Annotated[TreeAssembly | None, Doc("how the budgeted context is assembled (None: "
+                                                              "TreeAssembly's defaults)")] = None) -> None:
         if ranker is not None and diversity is not None:
             raise ValueError("retrieval: a structural ranker and a diversity step both reorder the ranking; "
                              "choose one (retrieval.ranker or retrieval.diversity)")

@@ -21,21 +21,33 @@ representation). Enabled by ``retrieval=structural``; ``Retriever`` calls ``rank
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence
+from typing import Annotated, Sequence
 
 import numpy as np
 
 from ham.index.hybrid import HybridIndex, Query, Scored, _minmax
 from ham.retrieve.sections import SectionMap, SectionMaps
+from ham.settings import Doc, OneOf, Range
 from ham.units import EvidenceUnit
 
 
 
 
 class SectionRanker:
-    def __init__(self, per_section: int = 15, weights: Sequence[float] = (1.0, 0.5), expand: int = 2,
-                 section_weight: float = 0.3, min_ratio: float = 0.7, family_ratio: float = 0.5,
-                 order: str = "score") -> None:
+    def __init__(self, per_section: Annotated[int, Range(1), Doc("at most this many units per section "
+                                                                 "group")] = 15,
+                 weights: Annotated[Sequence[float], Doc("section score: decaying sum of its best candidates' "
+                                                         "scaled scores")] = (1.0, 0.5),
+                 expand: Annotated[int, Range(0), Doc("every unit of the best `expand` sections joins the "
+                                                      "candidate pool")] = 2,
+                 section_weight: Annotated[float, Range(0.0, 1.0), Doc("unit ranking score = (1 - w) own + w "
+                                                                       "section score (scaled)")] = 0.3,
+                 min_ratio: Annotated[float, Range(0.0, 1.0), Doc("a group keeps units scoring >= this x its "
+                                                                  "best unit")] = 0.7,
+                 family_ratio: Annotated[float, Range(0.0), Doc("parent/child sections scoring >= this x the "
+                                                                "section's score follow it")] = 0.5,
+                 order: Annotated[str, OneOf("score", "source"), Doc("within a group: by score, or in document "
+                                                                     "order (steps in sequence)")] = "score") -> None:
         if order not in ("source", "score"):
             raise ValueError(f"structural retrieval: order must be 'source' or 'score', not {order!r}")
         self.per_section, self.weights, self.expand = per_section, list(weights), expand

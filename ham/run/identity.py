@@ -1,22 +1,23 @@
 """Run identity: a short hash of what changes a run's results, and nothing else.
 
-Every key of the resolved config (``hydra`` aside) falls in exactly one of four classes, each a list
-of dora-style globs over dotted keys (``*`` matches across dots):
+Each key of the resolved config (``hydra`` aside) falls in one of four classes, read from the
+declaration of the setting it is (``ham.settings``: a component's signature, a settings block's
+fields), never from a list kept here:
 
-    EXCLUDE   cannot change results: names, locations, devices, batch sizes, concurrency, retries,
-              timeouts, endpoints and key variables, caches, logging, prices (each pattern says why)
-    CONTENT   a file or folder of inputs: it enters by its content hash, never by its location
+    exclude   ``NotResult("why")`` on the setting, or a name that ``EXCLUDE`` matches (the
+              cross-cutting ones: batch sizes, devices, concurrency, retries, timeouts, endpoints
+              and key variables, caches, progress bars; each pattern says why): left out
+    content   ``Content()``: a file or folder of inputs, by its content hash, never its location
               (moving the corpus or the questions file keeps the id; editing them changes it)
-    MODEL     a model: a hub id or API name as written, a local folder or file by the content
+    model     ``Model()``: a hub id or API name as written, a local folder or file by the content
               hash of its files (``ham.backends.local.weights_hash``), so moving or renaming a
               checkpoint keeps the id and retraining it in place changes it
-    HASH      everything else that can change a result, by value
+    hash      everything else, by value: a new setting is hashed unless it says otherwise, and a
+              key no declaration names (a ``+site.x=...`` override the checks let through) too
 
-``tests/config`` walks every option of every group and fails when a key is in none of the lists
-or in two, so a new key is classified on purpose. At run time an unclassified key (say a
-``+site.x=...`` override) is hashed: two runs are merged only when nothing unknown differs.
-``identity(cfg)`` is the flat record that is hashed; ``run.json`` stores it, and analysis keys
-its table cells by it.
+``tests/config/test_identity_verified.py`` varies every hashed key (the id must change) and runs
+every excluded one on a tiny run (the results must not). ``identity(cfg)`` is the flat record
+that is hashed; ``run.json`` stores it, and analysis keys its table cells by it.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import fnmatch
 import logging
 from pathlib import Path
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from ham.backends.local import BUNDLED_MODELS, weights_hash
 from ham.cache import content_hash, key_of
@@ -32,17 +33,10 @@ from ham.conf import plain
 
 log = logging.getLogger("ham.run.identity")
 
-EXCLUDE = {   # pattern -> why no key it matches can change a result (tests/config/test_identity.py runs them)
-    "name": "the run's folder name",
-    "dataset.name": "the dataset's display name; its files enter by content (dataset.path, dataset.questions)",
-    "paths.*": "where outputs and caches live; caches are keyed by content, so a fresh one recomputes the same",
-    "run.*": "what a resume redoes and whether a rerun may reuse stored replies: which rows are (re)asked, "
-             "never what a row's result is",
+# the cross-cutting names no setting of that name changes a result by; a setting declares any other
+# exclusion itself (NotResult). Pattern -> why (tests/config/test_identity_verified.py runs them).
+EXCLUDE = {
     "logger.*": "a mirror of the run folder in experiment tracking",
-    "rerun": "answer every question again into the same run: the same results are expected",
-    "progress": "the progress bar",
-    "cost.*": "the price table: cents are computed from the recorded token counts after the run",
-    "*.pricing": "which price row the cost table uses",
     "*batch_size": "how many inputs one model call takes: the same outputs, batched",
     "*concurrency": "how many requests are in flight",
     "*device": "where a model runs, not what it computes",
@@ -58,64 +52,63 @@ EXCLUDE = {   # pattern -> why no key it matches can change a result (tests/conf
     "*.request_budget": "a cap on requests decides whether a reply arrives (budget_exhausted is redone), not which",
     "*cache_root": "where a component's cache lives; entries are keyed by content",
     "*.show_progress": "a progress bar",
-    "*.use_gpu": "faiss on the GPU or the CPU: the same index",
     "*threads": "how many CPU threads one query encode uses",
     "topo.*": "ham-topo's settings: a run never reads them (the build records its own in its report)",
-    "system.venv": "where the system's venv lives; the release it pins enters through system._target_ (each "
-                   "system class names its release) and the index cache keys the wrapper scripts' bytes",
-    "system.llm_max_async": "how many LLM calls a system keeps in flight",
-    "system.embedding_base_url": "the embedding endpoint; the encoder enters as encoder.*",
 }
-CONTENT = ["dataset.path", "dataset.questions", "dataset.descriptions", "describer.path",
-           "metrics.bertscore.baseline_path"]
-MODEL = ["*.model", "method.clip_model", "method.semantic_model"]
-HASH = [
-    "seed", "limit", "generator.seed", "summariser.seed", "describer.seed", "judge.client.seed", "index.seed",
-    "dataset.reader._target_", "dataset.subset", "dataset.sample", "dataset.sample_seed",
-    "units._target_", "units.captions", "units.min_chars", "units.max_chars", "units.steps",
-    "text_repr._target_", "text_repr.sparse", "image_repr._target_",
-    "summariser._target_", "summariser.sentences", "summariser.max_words", "summariser.max_tokens",
-    "summariser.max_new_tokens", "summariser.max_prompt_tokens", "summariser.temperature",
-    "describer._target_", "describer.max_words", "describer.max_tokens", "describer.max_new_tokens",
-    "describer.max_side", "describer.temperature", "describer.max_prompt_tokens",
-    "encoder._target_", "encoder.max_length", "encoder.max_seq_length", "encoder.query_max_length",
-    "encoder.long_text",
-    "encoder.use_fp16",
-    "index._target_", "index.m", "index.ef_construction", "index.ef_search", "index.nlist", "index.nbits",
-    "index.nprobe", "index.train_size", "index.min_vectors",
-    "retrieval._target_", "retrieval.k_t", "retrieval.k_v", "retrieval.k_tab", "retrieval.pool",
-    "retrieval.fusion._target_", "retrieval.fusion.dense_weight", "retrieval.ranker", "retrieval.ranker.*",
-    "retrieval.diversity", "retrieval.diversity.*", "retrieval.budget", "retrieval.budget_unit",
-    "retrieval.assembly._target_", "retrieval.assembly.*",
-    "reranker._target_", "reranker.top_n", "reranker.max_length", "reranker.use_fp16",
-    "retrieval.graph.follow", "retrieval.graph.seeds", "retrieval.graph.hops", "retrieval.graph.fan_out",
-    "retrieval.graph.weight", "retrieval.graph.max_words", "retrieval.graph.per_unit", "retrieval.graph.min_chars",
-    "retrieval.graph.min_units", "retrieval.graph.max_share",
-    "method._target_", "method.template", "method.max_images", "method.min_score", "method.semantic_weight",
-    "generator._target_", "generator.temperature", "generator.max_tokens", "generator.max_tokens_field",
-    "generator.max_new_tokens", "generator.max_prompt_tokens", "generator.truncation_is_failure",
-    "generator.stream", "generator.extra_body", "generator.extra_body.*", "generator.dtype",
-    "generator.max_sentences", "generator.per_unit", "generator.max_images", "generator.rank_weight",
-    "metrics.names", "metrics.img_cbs_window", "metrics.bertscore.num_layers",
-    "metrics.bertscore.rescale_with_baseline",
-    "system._target_", "system.index_scope", "system.query_mode", "system.top_k", "system.chunk_top_k",
-    "system.tokenizer", "system.passage_chars",
-    "judge._target_", "judge.client._target_", "judge.client.temperature", "judge.client.max_tokens",
-    "judge.client.max_new_tokens", "judge.client.max_prompt_tokens", "judge.client.stream", "judge.prompts.*",
-]
-CLASSES = {"exclude": EXCLUDE, "content": CONTENT, "model": MODEL, "hash": HASH}
 # groups whose option ``none`` (``_target_: null``) leaves no key in the record, so a run without
 # the group keeps the id it had before the group existed
 OPTIONAL_GROUPS = ("system",)
 
 
-def _matches(key: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(key, p) for p in patterns)
+def _excluded(key: str) -> str | None:
+    return next((why for pattern, why in EXCLUDE.items() if fnmatch.fnmatchcase(key, pattern)), None)
 
 
-def classify(key: str) -> list[str]:
-    """The classes whose globs match ``key`` (exactly one for a classified key)."""
-    return [name for name, patterns in CLASSES.items() if _matches(key, patterns)]
+def classes(cfg) -> dict[str, str]:
+    """Every leaf key of ``cfg`` (a DictConfig or the plain dict of one) -> its class (module
+    docstring)."""
+    from ham.conf.check import settings_here
+
+    node = cfg if isinstance(cfg, DictConfig) else OmegaConf.create(cfg)
+    out: dict[str, str] = {}
+
+    def walk(node, prefix: str, declared, inherited: str | None) -> None:
+        allowed, _ = settings_here(node, declared)
+        for key in node:
+            if not prefix and key in ("hydra", "choices"):
+                continue
+            full = f"{prefix}{key}"
+            spec = (allowed or {}).get(key)
+            kind = inherited or (spec.identity if spec is not None and spec.identity != "hash" else None)
+            if kind is None and _excluded(full):
+                kind = "exclude"
+            value = node._get_node(key)
+            if isinstance(value, DictConfig) and not value._is_none() and not value._is_missing() and len(value):
+                block = _block_type(spec.type) if spec is not None else None
+                walk(value, full + ".", block or declared_block(prefix, key), kind)
+            else:
+                out[full] = kind or "hash"
+    from ham.conf.schema import declared_block
+    from ham.run.settings import Root
+
+    walk(node, "", Root, None)
+    return out
+
+
+def _block_type(hint):
+    from ham.conf.check import _block
+
+    return _block(hint) if hint is not None else None
+
+
+def classify(key: str, cfg=None) -> str:
+    """The class of ``key``: from ``cfg``'s declarations when given, else by the name patterns
+    alone (``hash`` when none matches)."""
+    if cfg is not None:
+        found = classes(cfg)
+        if key in found:
+            return found[key]
+    return "exclude" if _excluded(key) else "hash"
 
 
 def flatten(data: dict, prefix: str = "") -> dict:
@@ -149,25 +142,22 @@ def model_identity(value):
 def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
     """The flat record a run id hashes (module docstring). ``memo_root`` keeps content hashes
     between runs (keyed by path, sizes and modification times)."""
+    kinds = classes(cfg)
     data = plain(cfg)
     for group in OPTIONAL_GROUPS:
         if isinstance(data.get(group), dict) and data[group].get("_target_") is None:
             data.pop(group)
-    record, unclassified = {}, []
+    record = {}
     for key, value in flatten(data).items():
-        classes = classify(key)
-        if "exclude" in classes:
+        kind = kinds.get(key, "exclude" if _excluded(key) else "hash")
+        if kind == "exclude":
             continue
-        if "content" in classes:
+        if kind == "content":
             record[key] = _content(value, memo_root)
-        elif "model" in classes:
+        elif kind == "model":
             record[key] = model_identity(value)
         else:
-            if not classes:
-                unclassified.append(key)
             record[key] = value
-    if unclassified:
-        log.info("run id: keys no identity rule names are hashed by value: %s", ", ".join(unclassified))
     return record
 
 
@@ -186,3 +176,25 @@ def _content(value, memo_root):
 
 def run_id(cfg: DictConfig, memo_root: str | Path | None = None) -> str:
     return key_of(identity(cfg, memo_root))[:10]
+
+
+def why_excluded(key: str, cfg) -> str | None:
+    """Why ``key`` is left out of the run id (its declaration's NotResult, or the pattern), or None."""
+    from ham.conf.check import settings_here
+    from ham.conf.schema import declared_block
+    from ham.run.settings import Root
+
+    node = cfg if isinstance(cfg, DictConfig) else OmegaConf.create(cfg)
+    parts = key.split(".")
+    declared = Root
+    for depth, part in enumerate(parts):
+        allowed, _ = settings_here(node, declared)
+        spec = (allowed or {}).get(part)
+        if spec is not None and spec.identity == "exclude":
+            return spec.why
+        if depth == len(parts) - 1 or not isinstance(node.get(part), DictConfig):
+            break
+        declared = (_block_type(spec.type) if spec is not None else None) or declared_block(
+            ".".join(parts[:depth]), part)
+        node = node[part]
+    return _excluded(key)

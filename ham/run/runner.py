@@ -147,7 +147,7 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
     generator = pipeline.generator
     gate = asyncio.Semaphore(2 * max(1, int(getattr(generator, "batch_size", 1))))
     judge_client = getattr(getattr(stages.evaluator, "resources", None), "judge", None)
-    judge_width = int(getattr(getattr(judge_client, "client", None), "max_concurrency", 16) or 16)
+    judge_width = int(getattr(getattr(judge_client, "client", None), "concurrency", 16) or 16)
     judge_gate = asyncio.Semaphore(2 * max(1, judge_width))
     cpu = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ham-stages")
     loop = asyncio.get_running_loop()

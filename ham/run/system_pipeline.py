@@ -4,7 +4,7 @@ answering, resumably, into the same ``predictions.jsonl`` rows as ham's pipeline
 
 ``build_system_pipeline(cfg)`` ingests the corpus as every run does (so gold evidence maps to the
 same units), serves the run's encoder on a loopback ``/v1/embeddings`` (``system.embedding_base_url``
-names another endpoint instead), points the system's LLM at ``generator.base_url`` (the run's
+names another endpoint instead), points the system's LLM at ``generator.client.base_url`` (the run's
 generator must be ``generator=openai`` or one built on it: the systems call an OpenAI-compatible
 chat endpoint themselves) and indexes the corpus (``ham.systems.adapter``: cached per document and
 config; a document that fails is recorded and the rest goes on). ``SystemPipeline.answer_all`` then
@@ -121,19 +121,22 @@ def index_totals(records: dict[str, dict]) -> dict:
 
 
 def llm_endpoint(gen: DictConfig):
-    """The run's generator config as the endpoint a system calls (``generator=openai`` family)."""
+    """The run's generator (``generator=openai`` family) as the endpoint a system calls: its
+    ``client`` block's server, model and decoding settings, the key from ``client.api_key_env``."""
+    from hydra.utils import instantiate
+
     from ham.systems.adapter import LLMEndpoint
 
     if not str(gen.get("_target_") or "").endswith("OpenAIGenerator"):
         raise ValueError(f"system=... needs an OpenAI-compatible generator (generator=openai and the options built "
                          f"on it): the system calls the endpoint itself; got {gen.get('_target_')}")
-    base_url = gen.get("base_url") or os.environ.get(gen.get("base_url_env") or "OPENAI_BASE_URL")
-    if not base_url:
-        raise ValueError("system=...: generator.base_url is not set (nor $"
-                         f"{gen.get('base_url_env') or 'OPENAI_BASE_URL'}): the endpoint the system's LLM calls go to")
-    return LLMEndpoint(base_url=str(base_url), model=str(gen.model), temperature=float(gen.get("temperature") or 0.0),
-                       max_tokens=gen.get("max_tokens"), timeout=float(gen.get("timeout") or 300.0),
-                       api_key=os.environ.get(gen.get("api_key_env") or "OPENAI_API_KEY"))
+    client = instantiate(gen.client)
+    if not client.base_url:
+        raise ValueError(f"system=...: generator.client.base_url is not set (nor ${client.base_url_env}): the "
+                         "endpoint the system's LLM calls go to")
+    return LLMEndpoint(base_url=client.base_url, model=client.model, temperature=client.temperature or 0.0,
+                       max_tokens=client.max_tokens, timeout=client.timeout,
+                       api_key=gen.client.get("api_key") or os.environ.get(client.api_key_env))
 
 
 def build_system_pipeline(cfg: DictConfig) -> SystemPipeline:

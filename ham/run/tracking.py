@@ -15,9 +15,10 @@ import re
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Annotated, Iterator
 
 from ham.run.predictions import read
+from ham.settings import Doc, OneOf
 
 log = logging.getLogger("ham.run.tracking")
 # a key that names a secret: it ends in api_key, token, secret, password, passwd or authorization
@@ -83,7 +84,10 @@ class WandbLogger:
     """``logger=wandb``: one W&B run per ham run (project, entity and mode from the config; the
     ``WANDB_MODE`` environment variable wins over ``mode``)."""
 
-    def __init__(self, project: str = "ham", entity: str | None = None, mode: str = "offline") -> None:
+    def __init__(self, project: Annotated[str, Doc("the W&B project")] = "ham",
+                 entity: Annotated[str | None, Doc("the W&B team or user")] = None,
+                 mode: Annotated[str, OneOf("offline", "online", "disabled"),
+                                 Doc("offline writes under outputs/wandb (wandb sync uploads it)")] = "offline") -> None:
         self.project, self.entity, self.mode = project, entity, mode
 
     @contextmanager

@@ -23,10 +23,12 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 from ham.cache import key_of
 from ham.datasets.evidence import doc_key, doc_keys
 from ham.datasets.questions import Question
+from ham.settings import Doc, NotResult, OneOf, Range
 from ham.systems.client import WRAPPERS, WrapperProcess
 
 SCOPES = ("document", "corpus")
@@ -61,22 +63,43 @@ def documents(corpus) -> dict[str, dict]:
     return out
 
 
+QueryMode = Annotated[str | None, Doc("the system's query mode (LightRAG: local, global, hybrid, naive, mix; "
+                                      "MegaRAG adds mix_two_step); None: the system's default")]
+
+
 class GraphSystem:
     """Base of the four systems. Class attributes name the system, its wrapper script and the
-    release the venv pins; ``__init__`` takes what a run may change."""
+    release the venv pins; ``__init__`` takes what a run may change (a system's own defaults are
+    re-declared by its class, the rest passed on through ``**kwargs``)."""
 
     system = ""
     wrapper = ""
     release = ""
     index_options = ("tokenizer",)        # the options that change what indexing builds
 
-    def __init__(self, venv: str = "", index_scope: str = "document", query_mode: str | None = None,
-                 top_k: int | None = None, chunk_top_k: int | None = None, tokenizer: str = "regex",
-                 llm_max_async: int = 4, embedding_base_url: str | None = None, timeout: float = 1800.0) -> None:
-        if index_scope not in SCOPES:
-            raise ValueError(f"system.index_scope={index_scope!r}: one of {', '.join(SCOPES)}")
-        if tokenizer not in ("regex", "tiktoken"):
-            raise ValueError(f"system.tokenizer={tokenizer!r}: regex or tiktoken")
+    def __init__(self,
+                 venv: Annotated[str, NotResult(
+                     "where the system's venv lives; the release it pins enters by system._target_ (each class "
+                     "names its release), the versions it reports are recorded in run.json"),
+                     Doc("the system's virtualenv (make systems-venv SYSTEM=NAME); empty: .venv-<system>")] = "",
+                 index_scope: Annotated[str, OneOf(*SCOPES), Doc(
+                     "document: one index per document (the benchmark's); corpus: one for all documents")] = "document",
+                 query_mode: QueryMode = None,
+                 top_k: Annotated[int | None, Range(1), Doc("entities/relations (LightRAG family) or passages "
+                                                            "(HippoRAG) retrieved; None: the system's default")] = None,
+                 chunk_top_k: Annotated[int | None, Range(1), Doc("chunks kept for the answer prompt; None: the "
+                                                                  "system's default")] = None,
+                 tokenizer: Annotated[str, OneOf("regex", "tiktoken"), Doc(
+                     "how the system counts tokens when it chunks and truncates: tiktoken needs its BPE file "
+                     "from the internet (docs/systems.md)")] = "regex",
+                 llm_max_async: Annotated[int, Range(1), NotResult(
+                     "how many LLM calls the system keeps in flight: the same calls, concurrently"),
+                     Doc("the system's LLM concurrency")] = 4,
+                 embedding_base_url: Annotated[str | None, NotResult(
+                     "the embedding endpoint; the encoder it serves enters the id as encoder.*"),
+                     Doc("an OpenAI-compatible /v1/embeddings; None: the run's encoder on loopback")] = None,
+                 timeout: Annotated[float, Range(1.0), Doc("seconds one index or query request may take (a "
+                                                           "timeout failure)")] = 1800.0) -> None:
         self.venv = Path(venv or f".venv-{self.system}")
         self.index_scope, self.query_mode, self.top_k, self.chunk_top_k = index_scope, query_mode, top_k, chunk_top_k
         self.tokenizer, self.llm_max_async = tokenizer, llm_max_async
@@ -209,11 +232,8 @@ class LightRAGSystem(GraphSystem):
 
     system, wrapper, release = "lightrag", "lightrag_wrapper.py", "lightrag-hku==1.5.7"
 
-    def __init__(self, venv: str = ".venv-lightrag", index_scope: str = "document", query_mode: str | None = "mix",
-                 top_k: int | None = None, chunk_top_k: int | None = None, tokenizer: str = "regex",
-                 llm_max_async: int = 4, embedding_base_url: str | None = None, timeout: float = 1800.0) -> None:
-        super().__init__(venv, index_scope, query_mode, top_k, chunk_top_k, tokenizer, llm_max_async,
-                         embedding_base_url, timeout)
+    def __init__(self, query_mode: QueryMode = "mix", **kwargs) -> None:
+        super().__init__(query_mode=query_mode, **kwargs)
 
 
 class HippoRAGSystem(GraphSystem):
@@ -223,12 +243,12 @@ class HippoRAGSystem(GraphSystem):
     system, wrapper, release = "hipporag", "hipporag_wrapper.py", "hipporag==2.0.0a4"
     index_options = ("passage_chars",)
 
-    def __init__(self, venv: str = ".venv-hipporag", index_scope: str = "document", query_mode: str | None = None,
-                 top_k: int | None = 5, chunk_top_k: int | None = None, tokenizer: str = "regex",
-                 llm_max_async: int = 4, embedding_base_url: str | None = None, timeout: float = 1800.0,
-                 passage_chars: int = 1200) -> None:
-        super().__init__(venv, index_scope, query_mode, top_k, chunk_top_k, tokenizer, llm_max_async,
-                         embedding_base_url, timeout)
+    def __init__(self, top_k: Annotated[int | None, Range(1), Doc(
+                     "passages handed to its QA step (its qa_top_k default)")] = 5,
+                 passage_chars: Annotated[int, Range(1), Doc(
+                     "a passage is units in reading order up to this many characters")] = 1200,
+                 **kwargs) -> None:
+        super().__init__(top_k=top_k, **kwargs)
         self.passage_chars = passage_chars
 
     def options(self) -> dict:
@@ -244,12 +264,8 @@ class RAGAnythingSystem(GraphSystem):
 
     system, wrapper, release = "raganything", "raganything_wrapper.py", "raganything==1.4.3"
 
-    def __init__(self, venv: str = ".venv-raganything", index_scope: str = "document",
-                 query_mode: str | None = "mix", top_k: int | None = None, chunk_top_k: int | None = None,
-                 tokenizer: str = "regex", llm_max_async: int = 4, embedding_base_url: str | None = None,
-                 timeout: float = 1800.0) -> None:
-        super().__init__(venv, index_scope, query_mode, top_k, chunk_top_k, tokenizer, llm_max_async,
-                         embedding_base_url, timeout)
+    def __init__(self, query_mode: QueryMode = "mix", **kwargs) -> None:
+        super().__init__(query_mode=query_mode, **kwargs)
 
 
 class MegaRAGSystem(GraphSystem):
@@ -258,10 +274,7 @@ class MegaRAGSystem(GraphSystem):
 
     system, wrapper, release = "megarag", "megarag_wrapper.py", "megarag@ca7c627c1e8885b729585fcc6e80062fed5aba2b"
 
-    def __init__(self, venv: str = ".venv-megarag", index_scope: str = "document",
-                 query_mode: str | None = "mix_two_step", top_k: int | None = None, chunk_top_k: int | None = 6,
-                 tokenizer: str = "regex", llm_max_async: int = 4, embedding_base_url: str | None = None,
-                 timeout: float = 1800.0) -> None:
-        super().__init__(venv, index_scope, query_mode, top_k, chunk_top_k, tokenizer, llm_max_async,
-                         embedding_base_url, timeout)
-
+    def __init__(self, query_mode: QueryMode = "mix_two_step",
+                 chunk_top_k: Annotated[int | None, Range(1), Doc("chunks kept for the answer prompt (its query "
+                                                                  "script's 6)")] = 6, **kwargs) -> None:
+        super().__init__(query_mode=query_mode, chunk_top_k=chunk_top_k, **kwargs)

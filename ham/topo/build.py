@@ -39,11 +39,11 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from ham.datasets.questions import Evidence, EvidencePoint, Hop, Question
-from ham.topo.atomic import Atomic, atomic_qas, eligible
+from ham.topo.atomic import atomic_qas, eligible
 from ham.topo.calls import ModelCalls
 from ham.topo.compose import (Candidate, bridge_pairs, compose_bridges, single_hops, synthesis_groups,
                               synthesize)
-from ham.topo.entities import EntityIndex, RakeEntities, UnitEntities, corpus_entities, normalise, unit_text
+from ham.index.entities import EntityIndex, RakeEntities, UnitEntities, corpus_entities, normalise, unit_text
 from ham.topo.prompt import TaskPrompt
 from ham.topo.validate import Validator
 from ham.topo.views import modality
@@ -55,14 +55,14 @@ WORDS = {"text": "text", "image": "figure", "table": "table"}
 
 class LLMEntities:
     """``topo.entities.extractor=llm``: the model lists each unit's entities (prompt
-    ``entities_v1``, ``<entity>`` tags), normalised as RAKE's (``ham.topo.entities``)."""
+    ``entities_v1``, ``<entity>`` tags), normalised as RAKE's (``ham.index.entities``)."""
 
     def __init__(self, calls: ModelCalls, prompt: TaskPrompt) -> None:
         self.calls, self.prompt = calls, prompt
         self.failures: list[dict] = []
 
     def extract_units(self, units, descriptions=None) -> UnitEntities:
-        from ham.topo.entities import Phrase
+        from ham.index.entities import Phrase
 
         replies = self.calls.ask(self.prompt, [{"content": unit_text(u, descriptions)} for u in units])
         phrases = {}
@@ -250,7 +250,7 @@ def build(cfg: DictConfig) -> Path:
     price = dict(cost.prices[pricing]) if pricing and pricing in cost.prices else None
     report = {
         "out": str(out), "dataset": cfg.dataset.name, "corpus_root": str(corpus.root), "corpus_hash": corpus.content_hash,
-        "generator": calls.model_id, "settings": plain(cfg)["topo"],
+        "generator": calls.model_id, "generator_name": calls.model_name, "settings": plain(cfg)["topo"],
         "units": {"corpus": len(corpus.units), "eligible": len(pool), "selected": len(selected)},
         "entities": {"extractor": ent.extractor, **index.summary(), "llm_failures": len(llm_failures)},
         "candidates": dict(Counter(c.topology for c in candidates)),

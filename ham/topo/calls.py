@@ -84,7 +84,7 @@ class ModelCalls:
         if getattr(generator, "inner", generator).__class__.__name__ == "ExtractiveGenerator" or \
                 str(getattr(generator, "model_id", "")).startswith("extractive"):
             raise ValueError("ham-topo needs a language model to write and check questions: "
-                             "generator=openai generator.model=NAME (any OpenAI-compatible server) or "
+                             "generator=openai generator.client.model=NAME (any OpenAI-compatible server) or "
                              "generator=smollm2 / generator=hf generator.model=FOLDER")
         self.generator, self.batch, self.progress = generator, max(1, int(batch)), progress
         self.stats: dict[str, TaskStats] = defaultdict(TaskStats)
@@ -93,6 +93,10 @@ class ModelCalls:
     @property
     def model_id(self) -> str:
         return self.generator.model_id
+
+    @property
+    def model_name(self) -> str:
+        return getattr(self.generator, "model_name", "") or self.generator.model_id
 
     def ask(self, prompt: TaskPrompt, items: Sequence[dict], n_of=None, what: str | None = None) -> list[Reply]:
         """One reply per item (``items``: the prompt's fields); ``n_of(item)`` gives the number of

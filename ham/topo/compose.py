@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from ham.cache import key_of
 from ham.topo.atomic import Atomic
 from ham.topo.calls import ModelCalls
-from ham.topo.entities import EntityIndex, mentions
+from ham.index.entities import EntityIndex, mentions
 from ham.topo.prompt import TaskPrompt
 from ham.topo.views import context, modality
 from ham.units import EvidenceUnit

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from ham.topo.calls import ModelCalls
 from ham.topo.compose import Candidate
-from ham.topo.entities import mentions
+from ham.index.entities import mentions
 from ham.topo.prompt import TaskPrompt
 from ham.topo.views import context
 

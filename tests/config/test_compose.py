@@ -68,7 +68,7 @@ def test_bad_values_fail_at_compose_time_naming_the_key():
                                           r"Integer full_key: retrieval\.k_t") as exc:
         _compose(["retrieval.k_t=abc"])
     assert isinstance(exc.value.__cause__.__cause__, ValidationError)
-    with pytest.raises(ConfigError, match="Key 'k_tt' not in 'Retrieval'"):
+    with pytest.raises(ConfigError, match="Key 'k_tt' not in 'Retriever'"):
         _compose(["retrieval.k_tt=5"])
     with pytest.raises(ConfigError, match=r"retrieval\.k_t=-1: must be >= 0"):
         _compose(["retrieval.k_t=-1"])

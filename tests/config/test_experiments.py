@@ -67,9 +67,9 @@ def test_every_experiment_runs_on_a_few_questions(experiment, generator, judge, 
     with ChatServer(responder=lambda body: "Cook it until golden. <img1>") as server, \
             ChatServer(responder=script) as judge_server:
         if needs["openai"]:
-            overrides += [f"generator.base_url={server.base_url}"]
+            overrides += [f"generator.client.base_url={server.base_url}"]
             if generator == "openai":
-                overrides.append("generator.model=m")
+                overrides.append("generator.client.model=m")
         if judge == "openai":
             overrides += ["judge=openai", f"judge.client.base_url={judge_server.base_url}", "judge.client.model=j"]
         out = run(compose(overrides))

@@ -6,7 +6,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from ham.conf import CONF_DIR, compose
-from ham.run.identity import classify, flatten, identity, model_identity, run_id
+from ham.run.identity import classes, flatten, identity, model_identity, run_id, why_excluded
 
 REQUIRED = {"custom": ["dataset.path=/data/c", "dataset.questions=/data/q.jsonl"],
             "mramg": ["dataset.path=/data/mramg"]}
@@ -18,18 +18,26 @@ def _keys(cfg) -> set[str]:
     return set(flatten(OmegaConf.to_container(cfg, resolve=False)))
 
 
-def test_every_key_of_every_option_is_in_exactly_one_identity_class():
-    keys: set[str] = set()
+def test_every_key_of_every_option_is_a_declared_setting_with_one_class():
+    """Classes come from the declarations (ham.settings); every key of every option has one, and
+    an exclusion always says why."""
     for group, option in OPTIONS:
-        keys |= _keys(compose([f"{group}={option}"] + REQUIRED.get(option, []), return_hydra_config=False))
-    problems = {k: classify(k) for k in sorted(keys) if len(classify(k)) != 1}
-    assert not problems, ("classify each key on purpose in ham/run/identity.py (none = unclassified, "
-                          f"several = ambiguous): {problems}")
+        cfg = compose([f"{group}={option}"] + REQUIRED.get(option, []), return_hydra_config=False)
+        kinds = classes(cfg)
+        assert set(kinds) >= _keys(cfg) - {"hydra"}, (group, option)
+        assert set(kinds.values()) <= {"hash", "content", "model", "exclude"}
+        for key, kind in kinds.items():
+            if kind == "exclude":
+                assert why_excluded(key, cfg), f"{group}={option}: {key} is excluded without a reason"
 
 
-def test_a_key_nobody_classified_is_hashed_not_dropped():
-    base = run_id(compose([], return_hydra_config=False))
-    assert run_id(compose(["+site.flavour=a"], return_hydra_config=False)) != base
+def test_a_key_no_setting_declares_is_refused_at_compose_time():
+    from ham.conf import ConfigError
+
+    with pytest.raises(ConfigError, match="site: not a setting of Root"):
+        compose(["+site.flavour=a"], return_hydra_config=False)
+    with pytest.raises(ConfigError, match="generator.fooo: not a setting of ham.generate.extractive"):
+        compose(["+generator.fooo=1"], return_hydra_config=False)
 
 
 def _id(*overrides):
@@ -41,8 +49,8 @@ def test_locations_and_non_semantic_keys_keep_the_id():
     # generator=hf interpolates paths.cache_root into generator.cache_root: not hashed
     assert _id("generator=hf", "paths.output_root=/elsewhere", "generator.batch_size=2", "generator.device=cuda") \
         == _id("generator=hf")
-    assert _id("summariser=openai", "summariser.batch_size=7", "summariser.concurrency=2") == _id("summariser=openai")
-    assert _id("describer=openai", "describer.max_retries=1", "describer.timeout=5") == _id("describer=openai")
+    assert _id("summariser=openai", "summariser.batch_size=7", "summariser.client.concurrency=2") == _id("summariser=openai")
+    assert _id("describer=openai", "describer.client.max_retries=1", "describer.client.timeout=5") == _id("describer=openai")
     assert _id("judge=openai", "judge.client.api_key_env=MY_KEY", "judge.client.base_url=http://h/v1") == \
         _id("judge=openai")
 
@@ -50,7 +58,7 @@ def test_locations_and_non_semantic_keys_keep_the_id():
 @pytest.mark.parametrize("change", [
     ["generator=hf", "generator.model=/models/A"], ["summariser=openai"], ["describer=none"], ["index=hnsw"],
     ["metrics.names=[ir,image_f1]"], ["retrieval.k_t=5"], ["image_repr=li"], ["judge=openai"],
-    ["judge=openai", "judge.client.model=other"], ["generator=openai", "generator.stream=true"], ["limit=3"],
+    ["judge=openai", "judge.client.model=other"], ["generator=openai", "generator.client.stream=true"], ["limit=3"],
     ["retrieval.budget=2000"], ["retrieval.budget_unit=tokens"], ["retrieval.assembly.parent_chars=100"],
     ["retrieval.assembly.merge_ratio=0.9"], ["retrieval.assembly.image_weight=0"],
     ["retrieval.assembly.parent_depth=1"], ["retrieval=hybrid"], ["retrieval.assembly.last=skip"]])

@@ -11,7 +11,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from ham.conf import CONF_DIR, ConfigError, compose
-from ham.run.identity import EXCLUDE, classify, flatten, run_id
+from ham.run.identity import EXCLUDE, classes, flatten, run_id, why_excluded
 
 GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("local", "hydra", "__pycache__"))
 OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted((CONF_DIR / g).glob("*.yaml"))]
@@ -103,7 +103,7 @@ def _candidates(key: str, value, seen: dict[str, list]):
         return [{"x": 1}]
     node = {k[len(key) + 1:]: vals[0] for k, vals in seen.items()   # a null node another option fills
             if k.startswith(key + ".") and "." not in k[len(key) + 1:] and vals}
-    return [*others, *([node] if node else []), 1, 0.5, "other", True, ["x"]]   # None: an optional key
+    return [*others, *([node] if node else []), 1, 0.5, "other", True, ["x"], {"x": 1}]   # None: an optional key
 
 
 def _hashed_keys():
@@ -113,13 +113,14 @@ def _hashed_keys():
     for group, option in OPTIONS:
         base = _filled([f"{group}={option}"])
         cfg = compose(base, return_hydra_config=False)
+        kinds = classes(cfg)
         for key, value in flatten(OmegaConf.to_container(cfg, resolve=False)).items():
             seen.setdefault(key, [])
             if value not in seen[key]:
                 seen[key].append(value)
-            if "exclude" not in classify(key) and not key.endswith("_target_") and key not in first:
-                first[key] = (base, value)
-    return [(base, key, value) for key, (base, value) in sorted(first.items())], seen
+            if kinds.get(key) != "exclude" and not key.endswith("_target_") and key not in first:
+                first[key] = (base, value, kinds.get(key))
+    return [(base, key, value, kind) for key, (base, value, kind) in sorted(first.items())], seen
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +136,7 @@ def test_every_hashed_key_changes_the_run_id(tmp_path, hashed):
     unchanged, untried = [], []
     memo = tmp_path / "memo"   # the corpus is hashed once, not at every id
     composed: dict[tuple, object] = {}
-    for base, key, value in HASHED:
+    for base, key, value, kind in HASHED:
         if value is None and any(k.startswith(key + ".") for k in SEEN):
             continue   # a null node another option fills (retrieval.ranker): its keys are varied there
         if tuple(base) not in composed:
@@ -143,7 +144,7 @@ def test_every_hashed_key_changes_the_run_id(tmp_path, hashed):
         base = composed[tuple(base)]
         before = run_id(base, memo)
         candidates = _candidates(key, value, SEEN)
-        if "content" in classify(key):   # a file or folder: another one, by content
+        if kind == "content":   # a file or folder: another one, by content
             candidates = [str(tmp_path / ("other" if key == "dataset.path" else "other.jsonl"))]
         candidate, cfg = _first_legal(base, key, candidates, value)
         if cfg is None:
@@ -156,10 +157,13 @@ def test_every_hashed_key_changes_the_run_id(tmp_path, hashed):
 
 def test_every_exclusion_says_why():
     assert all(isinstance(why, str) and len(why) > 10 for why in EXCLUDE.values())
-    # nothing that shapes units, retrieval, prompts or generation is excluded by any pattern
+    # nothing that shapes units, retrieval, prompts or generation is excluded
+    cfg = compose(["units=merged", "generator=openai", "encoder.max_seq_length=128"], return_hydra_config=False)
+    kinds = classes(cfg)
     for key in ("units.max_chars", "units.min_chars", "retrieval.k_t", "retrieval.k_v", "text_repr._target_",
-                "method.template", "generator.temperature", "generator.max_tokens", "encoder.max_seq_length"):
-        assert "exclude" not in classify(key), key
+                "method.template", "generator.client.temperature", "generator.client.max_tokens",
+                "encoder.max_seq_length"):
+        assert kinds[key] != "exclude", key
 
 
 # ------------------------------------------------------------------ excluded keys on a tiny run
@@ -212,17 +216,29 @@ def _far(key: str, value) -> list:
     return _candidates(key, value, {})
 
 
-def _excluded_overrides(pattern: str, tiny: list[str], legal: dict) -> list[str]:
-    """Every key of the tiny run's config that ``pattern`` excludes (the first pattern to match it)
-    set to another legal value, as overrides."""
-    import fnmatch
+def _reasons(tiny: list[str]) -> dict[str, list[str]]:
+    """The tiny run's excluded keys, grouped by the reason their declaration or pattern gives."""
+    cfg = compose(tiny, return_hydra_config=False)
+    out: dict[str, list[str]] = {}
+    for key, kind in classes(cfg).items():
+        if kind == "exclude":
+            out.setdefault(why_excluded(key, cfg), []).append(key)
+    return out
 
+
+# every reason a key of either tiny run is excluded for: one test each (the two tiny runs'
+# reasons, computed without the servers: the openai run's keys do not depend on its URL)
+REASONS = sorted(set(_reasons([])) | set(_reasons(["generator=openai", "generator.client.model=m"])))
+
+
+def _excluded_overrides(reason: str, tiny: list[str], legal: dict) -> list[str]:
+    """Every key of the tiny run's config excluded for ``reason`` set to another legal value."""
     cfg = compose(tiny, return_hydra_config=False)
     flat = flatten(OmegaConf.to_container(cfg, resolve=False))
+    keys = set(_reasons(tiny).get(reason, []))
     overrides = []
     for key, value in flat.items():
-        first = next((p for p in EXCLUDE if fnmatch.fnmatchcase(key, p)), None)
-        if first != pattern or key.startswith("paths.") or key == "rerun":
+        if key not in keys or key.startswith("paths.") or key == "rerun":
             continue   # paths: each run below has a fresh root; rerun: a runner mode, tested in tests/run
         candidate, ok = _first_legal(cfg, key, legal.get(key, _far(key, value)), value)
         if ok is not None:
@@ -246,14 +262,14 @@ def _tiny(kind: str, servers) -> tuple[list[str], dict]:
     if kind == "extractive":
         return [], legal
     one, two = servers
-    legal.update({"generator.base_url": [two.base_url], "generator.request_budget": [10_000],
-                  "generator.base_url_env": ["HAM_TEST_OTHER_URL"], "generator.api_key_env": ["HAM_TEST_OTHER_KEY"]})
-    return ["generator=openai", "generator.model=m", f"generator.base_url={one.base_url}"], legal
+    legal.update({"generator.client.base_url": [two.base_url], "generator.client.request_budget": [10_000],
+                  "generator.client.base_url_env": ["HAM_TEST_OTHER_URL"], "generator.client.api_key_env": ["HAM_TEST_OTHER_KEY"]})
+    return ["generator=openai", "generator.client.model=m", f"generator.client.base_url={one.base_url}"], legal
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["extractive", "openai"])
-@pytest.mark.parametrize("pattern", list(EXCLUDE))
+@pytest.mark.parametrize("pattern", REASONS, ids=lambda why: why[:40])
 def test_excluded_keys_do_not_change_a_tiny_runs_results(pattern, kind, servers, tmp_path_factory, monkeypatch):
     from ham.run.job import run
 
@@ -262,7 +278,7 @@ def test_excluded_keys_do_not_change_a_tiny_runs_results(pattern, kind, servers,
     tiny, legal = _tiny(kind, servers)
     overrides = _excluded_overrides(pattern, tiny, legal)
     if not overrides:
-        pytest.skip(f"{pattern}: no key of the {kind} tiny run's config (why it cannot matter: {EXCLUDE[pattern]})")
+        pytest.skip(f"no key of the {kind} tiny run's config is excluded because: {pattern}")
 
     root = tmp_path_factory.mktemp("excluded")
     docs, questions = _corpus(root)

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from ham.backends.chat import ChatClient
 from ham.generate.cache import CachedGenerator
 from ham.generate.openai_chat import OpenAIGenerator
 from ham.methods.base import Prompt, PromptImage
@@ -46,7 +47,8 @@ def questions(n):
 
 def generator(server, **kw):
     kw = {"concurrency": 8, "max_retries": 3, "backoff_base": 0.01, "backoff_max": 0.05, "timeout": 2.0, **kw}
-    return OpenAIGenerator("test-model", base_url=server.base_url, **kw)
+    truncation = kw.pop("truncation_is_failure", True)
+    return OpenAIGenerator(ChatClient("test-model", base_url=server.base_url, **kw), truncation_is_failure=truncation)
 
 
 def run(path, qs, gen, manual_doc, evaluate=count_images, method=None, **kw):
@@ -190,9 +192,9 @@ def test_unreadable_image_at_send_time_fails_that_question(tmp_path):
 def test_missing_api_key_stops_before_any_question(monkeypatch):
     monkeypatch.delenv("HAM_TEST_KEY", raising=False)
     with pytest.raises(ValueError, match="HAM_TEST_KEY"):
-        OpenAIGenerator("gpt-4o", api_key_env="HAM_TEST_KEY", require_api_key=True)
+        OpenAIGenerator(ChatClient("gpt-4o", api_key_env="HAM_TEST_KEY", require_api_key=True))
     monkeypatch.setenv("HAM_TEST_KEY", "k")
-    assert OpenAIGenerator("gpt-4o", api_key_env="HAM_TEST_KEY", require_api_key=True).model_id == "openai:gpt-4o"
+    assert OpenAIGenerator(ChatClient("gpt-4o", api_key_env="HAM_TEST_KEY", require_api_key=True)).model_id == "openai:gpt-4o"
 
 
 def test_retryable_failures_are_redone_on_resume_and_content_failures_kept(tmp_path, manual_doc):
@@ -259,7 +261,7 @@ def test_judging_is_concurrent(tmp_path, manual_doc):
 
     with ChatServer(responder=answer_for) as server, \
             ChatServer(responder=lambda body: VERDICT, latency=0.3) as judge_server:
-        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, max_concurrency=8)
+        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, concurrency=8)
         start = time.perf_counter()
         rows = answer_all(questions(8), tmp_path / "p.jsonl", pipeline, progress=False)
         seconds = time.perf_counter() - start
@@ -272,13 +274,13 @@ def test_a_failed_judge_call_redoes_its_row_on_resume(tmp_path, manual_doc):
     pred = tmp_path / "p.jsonl"
     with ChatServer(responder=answer_for) as server, ChatServer(responder=lambda body: VERDICT) as judge_server:
         judge_server.script(503)
-        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, max_concurrency=1)
+        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, concurrency=1)
         rows = answer_all(questions(3), pred, pipeline, progress=False)
         failed = [r["id"] for r in rows if r["metrics"]["overall_quality"] is None]
         assert len(failed) == 1
         [row] = [r for r in rows if r["id"] == failed[0]]
         assert row["metrics"]["judge"]["overall_quality"]["error"].startswith("api_error: HTTP 503")
-        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, max_concurrency=1)
+        pipeline = _judged_pipeline(server, judge_server, manual_doc, tmp_path, concurrency=1)
         generated = len(server.requests)
         again = answer_all(questions(3), pred, pipeline, progress=False)
         assert len(server.requests) == generated + 1, "only the row whose judge call failed is answered again"

@@ -5,6 +5,8 @@ import base64
 import json
 
 import pytest
+
+from ham.backends.chat import ChatClient
 from PIL import Image
 
 from ham.cache import KeyedStore
@@ -47,7 +49,7 @@ def test_images_go_inline_with_their_context_and_answers_are_cached(corpus, tmp_
     root, units = corpus
     store = KeyedStore(tmp_path / "cache", "descriptions")
     with ChatServer(responder=lambda body: "Seen: " + _text_part(body).split("Caption: ")[1].split("\n")[0]) as server:
-        backend = ChatDescriber("vlm", base_url=server.base_url, max_retries=0)
+        backend = ChatDescriber(ChatClient("vlm", base_url=server.base_url, max_retries=0))
         out = describe_images(units, root, backend, store)
         first_requests = list(server.requests)
         again = describe_images(units, root, backend, store)
@@ -70,7 +72,7 @@ def test_failed_calls_are_recorded_per_unit_and_the_rest_goes_on(corpus, tmp_pat
     root, units = corpus
     with ChatServer(responder=lambda body: "fine") as server:
         server.script(500)
-        backend = ChatDescriber("vlm", base_url=server.base_url, max_retries=0, concurrency=1)
+        backend = ChatDescriber(ChatClient("vlm", base_url=server.base_url, max_retries=0, concurrency=1))
         out = describe_images(units, root, backend, KeyedStore(tmp_path, "descriptions"))
     assert len(out.by_unit) == 1 and out.stats.failed == 2
     reasons = sorted(f["error"].split(":")[0] for f in out.stats.failures)
@@ -81,7 +83,7 @@ def test_same_image_in_a_new_context_is_a_new_call(corpus, tmp_path):
     root, units = corpus
     store = KeyedStore(tmp_path, "descriptions")
     with ChatServer(responder=lambda body: "x") as server:
-        backend = ChatDescriber("vlm", base_url=server.base_url)
+        backend = ChatDescriber(ChatClient("vlm", base_url=server.base_url))
         describe_images(units, root, backend, store)
         red = next(u for u in units if u.image == "img/red.png")
         red.local["prev_text"] = "A different paragraph."

@@ -11,7 +11,8 @@ from ham.index.encoders import BatchedEncoder, Encoded
 from ham.ingest.builder import Block, TreeBuilder
 from ham.ingest.corpus import Corpus
 from ham.represent.templates import IsolatedText, LocalImage, Representer
-from ham.retrieve.graph import EvidenceGraph, GraphRetriever
+from ham.index.entities import EntitySettings
+from ham.retrieve.graph import GraphSettings, EvidenceGraph, GraphRetriever
 from ham.retrieve.retriever import Retriever
 from ham.units import build_units
 
@@ -74,9 +75,9 @@ def setup(tmp_path_factory):
 def _graph(setup, **graph):
     corpus, indexes, encoder, tmp = setup
     options = {k: graph.pop(k) for k in ("k_t", "k_v", "pool", "k_tab") if k in graph}
-    graph.setdefault("max_share", 0.5)
-    graph.setdefault("cache_root", str(tmp / "cache"))
-    return GraphRetriever(corpus, indexes, encoder, **{"k_t": 3, "k_v": 1, **options}, graph=graph)
+    settings = GraphSettings(**graph, entities=EntitySettings(max_share=0.5))
+    return GraphRetriever(corpus, indexes, encoder, **{"k_t": 3, "k_v": 1, **options}, graph=settings,
+                          cache_root=str(tmp / "cache"))
 
 
 def test_edges_by_kind(setup):
@@ -143,7 +144,7 @@ def test_two_hops_go_further_than_one(setup):
 def test_bad_options_are_refused(setup):
     with pytest.raises(ValueError, match="unknown edge kind"):
         _graph(setup, follow=["tree", "citations"])
-    with pytest.raises(ValueError, match="hops, fan_out and seeds"):
+    with pytest.raises(ValueError, match="hops=0: must be >= 1"):
         _graph(setup, hops=0)
 
 

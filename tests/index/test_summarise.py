@@ -4,6 +4,8 @@ import re
 
 import pytest
 
+from ham.backends.chat import ChatClient
+
 from ham.cache import KeyedStore
 from ham.enrich.summaries import (ChatSummariser, HFSummariser, LeadSummariser, lead_sentences, section_inputs,
                            summarise_sections)
@@ -38,7 +40,7 @@ def test_chat_summaries_are_cached_and_reused(manual_doc, tmp_path):
     units = build_units(manual_doc)
     store = KeyedStore(tmp_path, "summaries")
     with ChatServer(responder=lambda body: f"About {_section_of(body)}.") as server:
-        backend = ChatSummariser("summ-model", base_url=server.base_url, max_retries=0)
+        backend = ChatSummariser(ChatClient("summ-model", base_url=server.base_url, max_retries=0))
         first = summarise_sections([manual_doc], units, backend, store)
         n_calls = len(server.requests)
         again = summarise_sections([manual_doc], units, backend, store)
@@ -56,8 +58,8 @@ def test_a_different_model_is_a_different_cache_entry(manual_doc, tmp_path):
     units = build_units(manual_doc)
     store = KeyedStore(tmp_path, "summaries")
     with ChatServer(responder=lambda body: body["model"]) as server:
-        a = summarise_sections([manual_doc], units, ChatSummariser("a", base_url=server.base_url), store)
-        b = summarise_sections([manual_doc], units, ChatSummariser("b", base_url=server.base_url), store)
+        a = summarise_sections([manual_doc], units, ChatSummariser(ChatClient("a", base_url=server.base_url)), store)
+        b = summarise_sections([manual_doc], units, ChatSummariser(ChatClient("b", base_url=server.base_url)), store)
     assert set(a.by_node.values()) == {"a"} and set(b.by_node.values()) == {"b"} and len(server.requests) == 6
 
 
@@ -66,7 +68,7 @@ def test_failed_calls_are_recorded_fall_back_to_lead_and_are_retried_later(manua
     store = KeyedStore(tmp_path, "summaries")
     with ChatServer(responder=lambda body: "A summary.") as server:
         server.script(500, "malformed")   # the first two calls fail (no retries configured)
-        backend = ChatSummariser("m", base_url=server.base_url, max_retries=0, concurrency=1)
+        backend = ChatSummariser(ChatClient("m", base_url=server.base_url, max_retries=0, concurrency=1))
         out = summarise_sections([manual_doc], units, backend, store)
         assert out.stats.failed == 2 and out.stats.computed == 1
         failed = {f["id"] for f in out.stats.failures}

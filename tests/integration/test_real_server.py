@@ -127,10 +127,10 @@ def test_generation_judging_summaries_kill_and_resume_against_transformers_serve
     common = ["dataset=custom", f"dataset.path={folder}", f"dataset.questions={questions}", "name=real",
               f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "progress=false",
               "retrieval.k_t=2", "retrieval.k_v=1",
-              "generator=openai", "generator.model=smollm2", f"generator.base_url={url}", "generator.max_tokens=12",
-              "generator.concurrency=1", "generator.max_retries=1", "generator.backoff_base=0.05",
-              "summariser=openai", "summariser.model=smollm2", f"summariser.base_url={url}",
-              "summariser.max_tokens=6", "summariser.concurrency=2",
+              "generator=openai", "generator.client.model=smollm2", f"generator.client.base_url={url}", "generator.client.max_tokens=12",
+              "generator.client.concurrency=1", "generator.client.max_retries=1", "generator.client.backoff_base=0.05",
+              "summariser=openai", "summariser.client.model=smollm2", f"summariser.client.base_url={url}",
+              "summariser.client.max_tokens=6", "summariser.client.concurrency=2",
               "judge=openai", "judge.client.model=smollm2", f"judge.client.base_url={url}",
               "judge.client.max_tokens=8", "judge.client.max_retries=1"]
     runs = tmp_path / "out" / "runs" / "real"
@@ -138,7 +138,7 @@ def test_generation_judging_summaries_kill_and_resume_against_transformers_serve
     server.start()
     try:
         # A: stream=false; the server answers in server-sent events regardless
-        console = ham(common + ["generator.stream=false"], tmp_path)
+        console = ham(common + ["generator.client.stream=false"], tmp_path)
         [run_a] = list(runs.iterdir())
         rows = rows_of(run_a)
         assert sorted(rows) == list(QUESTIONS)
@@ -157,7 +157,7 @@ def test_generation_judging_summaries_kill_and_resume_against_transformers_serve
         assert "tcr15" in console and "questions" in console
 
         # B: stream=true (another run id); the server dies after the first row
-        proc, log = ham(common + ["generator.stream=true"], tmp_path, wait=False)
+        proc, log = ham(common + ["generator.client.stream=true"], tmp_path, wait=False)
         pred = None
         deadline = time.time() + 600
         while time.time() < deadline and proc.poll() is None:
@@ -178,7 +178,7 @@ def test_generation_judging_summaries_kill_and_resume_against_transformers_serve
 
         # C: the server back, the same command: exactly the failed rows are answered again
         server.start()
-        console = ham(common + ["generator.stream=true"], tmp_path)
+        console = ham(common + ["generator.client.stream=true"], tmp_path)
         after = rows_of(run_b)
         assert sorted(after) == list(QUESTIONS)
         assert {i for i in after if after[i] != before[i]} == failed, "only the failed rows changed"
@@ -189,7 +189,7 @@ def test_generation_judging_summaries_kill_and_resume_against_transformers_serve
         assert [s["answered"] for s in info["sessions"]] == [3, len(failed)]
 
         # D: finished; the message says what a resume would redo
-        console = ham(common + ["generator.stream=true"], tmp_path)
+        console = ham(common + ["generator.client.stream=true"], tmp_path)
         assert "already finished" in console and "a resume redoes api_error" in console
     finally:
         server.kill()

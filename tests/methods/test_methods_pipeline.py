@@ -56,9 +56,9 @@ def test_each_method_runs_on_the_demo(tmp, method, template):
 def test_openai_backbone_end_to_end_with_cost(tmp, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with ChatServer(responder=lambda body: "Open the Reconcile window.\n<img1>\nThen click Finish.") as server:
-        out = run(cfg(tmp, "generator=gpt4o", f"generator.base_url={server.base_url}", "name=api"))
+        out = run(cfg(tmp, "generator=gpt4o", f"generator.client.base_url={server.base_url}", "name=api"))
         assert len(server.requests) == N and server.requests[0]["model"] == "gpt-4o"
-        again = run(cfg(tmp, "generator=gpt4o", f"generator.base_url={server.base_url}", "name=api",
+        again = run(cfg(tmp, "generator=gpt4o", f"generator.client.base_url={server.base_url}", "name=api",
                         "metrics.img_cbs_window=10"))
         assert len(server.requests) == N, "a re-scored run reads its generations from the cache"
     predictions = rows(out)

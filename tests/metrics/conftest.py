@@ -1,7 +1,6 @@
 import pytest
-from omegaconf import OmegaConf
 
-from ham.conf import CONF_DIR
+from ham.conf import compose
 
 
 @pytest.fixture(scope="session")
@@ -14,4 +13,6 @@ def context_scorer():
 
 @pytest.fixture
 def metrics_cfg():
-    return OmegaConf.load(CONF_DIR / "metrics" / "default.yaml")
+    """The default ``metrics`` group as a run composes it (the option file says only what differs
+    from the code defaults)."""
+    return compose([], return_hydra_config=False).metrics

@@ -12,7 +12,7 @@ FIELDS = {"question": "What colour is the sky?", "reference": "Blue.", "evidence
 def test_local_judge_scores_or_fails_strictly(tmp_path):
     judge = Judge(HFChat("smollm2", max_new_tokens=48, cache_root=str(tmp_path)), {"tcr15": "tcr15_v1"}, tmp_path)
     j = judge.judge("tcr15", FIELDS)
-    assert j.model == "hf:smollm2" and j.prompt == "tcr15_v1" and j.usage["prompt_tokens"] > 50
+    assert j.model == judge.client.model_id and j.model.startswith("hf:") and j.prompt == "tcr15_v1" and j.usage["prompt_tokens"] > 50
     if j.error is None:
         assert j.value in (0.0, 1.0) and judge.judge("tcr15", FIELDS).cached
     else:

@@ -38,7 +38,7 @@ def test_every_metric_set_with_every_generator_family_and_a_served_judge(shared,
                      f"paths.output_root={shared['root'] / f'{metrics}-{generator}'}",
                      f"paths.cache_root={shared['cache']}", f"generator={generator}"]
         if generator == "openai":
-            overrides += [f"generator.base_url={gen_server.base_url}", "generator.model=m"]
+            overrides += [f"generator.client.base_url={gen_server.base_url}", "generator.client.model=m"]
         if generator == "hf":
             overrides += [f"generator.model={shared['lm']}", "generator.max_new_tokens=8", "generator.temperature=0"]
         out = run(compose(overrides))

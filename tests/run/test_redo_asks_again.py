@@ -16,7 +16,7 @@ def _cfg(tmp_path, server, *extra):
         else _corpus(tmp_path)
     return compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
                     f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
-                    "generator=openai", "generator.model=m", f"generator.base_url={server.base_url}",
+                    "generator=openai", "generator.client.model=m", f"generator.client.base_url={server.base_url}",
                     "metrics.names=[image_f1]", *extra])
 
 

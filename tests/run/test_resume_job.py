@@ -29,8 +29,8 @@ def _cfg(tmp_path, server, *extra):
         (tmp_path / "manual", tmp_path / "questions.jsonl")
     return compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
                     f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
-                    "summariser=openai", "summariser.model=summ", f"summariser.base_url={server.base_url}",
-                    "summariser.max_retries=0", "metrics.names=[image_f1,gold_text_recall]", *extra])
+                    "summariser=openai", "summariser.client.model=summ", f"summariser.client.base_url={server.base_url}",
+                    "summariser.client.max_retries=0", "metrics.names=[image_f1,gold_text_recall]", *extra])
 
 
 def test_failed_summaries_are_asked_again_and_rows_on_the_fallback_answered_again(tmp_path, capsys):

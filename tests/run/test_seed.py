@@ -55,7 +55,7 @@ def test_local_sampling_follows_the_seed_and_greedy_decoding_does_not(lm, tmp_pa
 def test_remote_sampling_sends_the_seed_and_keys_the_cache_by_it():
     with ChatServer() as server:
         async def ask(temperature, seed):
-            gen = OpenAIGenerator("m", base_url=server.base_url, temperature=temperature, seed=seed)
+            gen = OpenAIGenerator(ChatClient("m", base_url=server.base_url, temperature=temperature, seed=seed))
             try:
                 await gen.agenerate(text_prompt("hello"))
             finally:
@@ -85,9 +85,10 @@ def test_ivfpq_training_follows_the_seed():
 
 
 def test_seed_reaches_every_sampling_component_through_the_config():
-    cfg = compose(["seed=11", "generator=openai", "judge=openai", "summariser=openai", "summariser.model=m",
-                   "describer=openai", "describer.model=m", "index=ivfpq"])
-    assert cfg.generator.seed == cfg.judge.client.seed == cfg.summariser.seed == cfg.describer.seed == 11
+    cfg = compose(["seed=11", "generator=openai", "judge=openai", "summariser=openai", "summariser.client.model=m",
+                   "describer=openai", "describer.client.model=m", "index=ivfpq"])
+    assert cfg.generator.client.seed == cfg.judge.client.seed == cfg.summariser.client.seed == 11
+    assert cfg.describer.client.seed == 11
     assert cfg.index.seed == 11 and cfg.topo.seed == 11
     assert compose(["seed=11", "generator=hf"]).generator.seed == 11
 
@@ -102,7 +103,7 @@ def test_analysis_bootstrap_follows_its_seed():
 
 def test_topo_unit_order_follows_its_seed():
     from ham.topo.build import select_units
-    from ham.topo.entities import EntityIndex
+    from ham.index.entities import EntityIndex
     from types import SimpleNamespace
 
     pool = [SimpleNamespace(unit_id=f"u{i}") for i in range(30)]   # select_units reads the ids only

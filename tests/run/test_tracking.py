@@ -39,18 +39,18 @@ def test_a_runs_config_yaml_has_its_secrets_redacted(tmp_path):
     questions.write_text('{"id": "q1", "question": "How often is the filter replaced?"}\n')
     out = run(compose(["dataset=custom", f"dataset.path={corpus}", f"dataset.questions={questions}",
                        f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
-                       "progress=false", "metrics.names=[image_f1]", "+site.api_key=sk-do-not-write",
-                       "+site.hf_token=hf_do_not_write"]))
+                       "progress=false", "metrics.names=[image_f1]", "judge=openai",
+                       "judge.client.api_key=sk-do-not-write"]))
     text = (out / "config.yaml").read_text()
     assert "do-not-write" not in text and "do_not_write" not in text
     saved = yaml.safe_load(text)
-    assert saved["site"] == {"api_key": REDACTED, "hf_token": REDACTED}
+    assert saved["judge"]["client"]["api_key"] == REDACTED
     assert saved["generator"]["max_sentences"] == 5 and saved["choices"]["generator"] == "extractive", "the rest is kept"
     # nor does any other file of the run hold them (run.json keeps the identity record, redacted)
     leaks = [f.name for f in out.iterdir() if f.is_file() and "do-not-write" in f.read_text(errors="ignore")]
     assert leaks == []
     identity = json.loads((out / "run.json").read_text())["identity"]
-    assert identity["site.api_key"] == REDACTED and identity["generator.max_sentences"] == 5
+    assert identity["judge.client.api_key"] == REDACTED and identity["generator.max_sentences"] == 5
 
 
 def test_the_wandb_table_reads_predictions_with_the_shared_torn_line_rule(tmp_path, caplog):

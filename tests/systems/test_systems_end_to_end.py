@@ -27,7 +27,7 @@ def test_a_system_indexes_answers_and_resumes(system, tmp_path):
     replies = GraphReplies()
     with ChatServer(responder=replies) as chat:
         overrides = ["experiment=demo_topology", f"system={system}", "system.index_scope=corpus", "generator=openai",
-                     "generator.model=scripted", f"generator.base_url={chat.base_url}", "limit=8",
+                     "generator.client.model=scripted", f"generator.client.base_url={chat.base_url}", "limit=8",
                      f"paths.output_root={tmp_path}", "progress=false"]
         out = run(compose(overrides, return_hydra_config=False))
         asked = len(chat.requests)

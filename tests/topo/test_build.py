@@ -108,8 +108,8 @@ def _corpus(tmp):
 def _cfg(tmp, root, descriptions, server, cache, out, *extra):
     return compose(["dataset=custom", "units=blocks",  # one unit per card: the scripted replies are written per leaf
                     "dataset.name=cards", f"dataset.path={root}", f"dataset.descriptions={descriptions}",
-                    "generator=openai", "generator.model=scripted", f"generator.base_url={server.base_url}",
-                    "generator.require_api_key=false", "generator.max_retries=0", "generator.concurrency=4",
+                    "generator=openai", "generator.client.model=scripted", f"generator.client.base_url={server.base_url}",
+                    "generator.client.require_api_key=false", "generator.client.max_retries=0", "generator.client.concurrency=4",
                     "topo.entities.max_share=1.0", "topo.bridges.max=10", "topo.batch=8", f"topo.out={out}",
                     f"paths.output_root={tmp / 'outputs'}", f"paths.cache_root={cache}", "progress=false", *extra],
                    return_hydra_config=False)
@@ -207,7 +207,7 @@ def test_a_build_cut_by_its_request_budget_resumes_from_the_cache(built, tmp_pat
     root, descriptions = built["root"], built["descriptions"]
     with ChatServer(responder=TopoScript(ATOMIC, COMPOSE, SYNTHESIS)) as server:
         cut = build(_cfg(tmp_path, root, descriptions, server, tmp_path / "cache", tmp_path / "cut",
-                         "generator.request_budget=5"))
+                         "generator.client.request_budget=5"))
         report = json.loads((cut / "report.json").read_text())
         assert len(server.requests) == 5
         assert report["calls"]["total"]["generation_failures"] > 0

@@ -3,7 +3,7 @@ import pytest
 
 from ham.cache import FolderCache
 from ham.ingest.builder import Block, TreeBuilder
-from ham.topo.entities import (EntityIndex, RakeEntities, UnitEntities, corpus_entities, mentions, normalise,
+from ham.index.entities import (EntityIndex, RakeEntities, UnitEntities, corpus_entities, mentions, normalise,
                                singular, unit_text)
 from ham.units import build_units
 

@@ -20,7 +20,8 @@ def test_a_few_demo_units_with_smollm2(tmp_path):
                   return_hydra_config=False)
     out = build(cfg)
     report = json.loads((out / "report.json").read_text())
-    assert report["units"]["selected"] == 3 and report["generator"].startswith("SmolLM2-135M")
+    assert report["units"]["selected"] == 3 and report["generator_name"] == "SmolLM2-135M-Instruct"
+    assert report["generator"].startswith("hf:") and len(report["generator"]) == len("hf:") + 16, "keyed by weights"
     atomic = report["calls"]["tasks"]["atomic_qa"]
     assert atomic["calls"] == 3 and atomic["completion_tokens"] > 0
     made = report["stages"]["atomic_qas"]

@@ -1,7 +1,7 @@
 """The shared OpenAI-compatible client against a real loopback chat-completions server."""
 import pytest
 
-from ham.backends.chat import ChatClient, MalformedResponse, RequestBudget, parse_completion
+from ham.backends.chat import ChatClient, MalformedResponse, parse_completion
 from tests.support.chat_server import ChatServer
 
 Q = [{"role": "user", "content": "question"}]
@@ -81,11 +81,11 @@ def test_other_client_errors_are_not_retried():
 
 
 def test_request_budget_counts_retries_and_stops_spending():
-    budget = RequestBudget(3)
     with ChatServer(responder=lambda body: "ok") as server:
         server.script(500)   # one of the three first attempts fails; its retry would be a 4th request
-        replies = client(server, request_budget=budget, max_retries=2).chat_many([Q, Q, Q])
-    assert len(server.requests) == 3 and budget.used == 3
+        spender = client(server, request_budget=3, max_retries=2)
+        replies = spender.chat_many([Q, Q, Q])
+    assert len(server.requests) == 3 and spender.budget.used == 3
     assert sorted((r.error or "ok").split(":")[0] for r in replies) == ["budget_exhausted", "ok", "ok"]
 
 
@@ -104,7 +104,7 @@ def test_unasked_stream_is_aggregated_too():
 
 def test_chat_many_keeps_input_order_under_concurrency():
     with ChatServer(responder=lambda body: body["messages"][0]["content"].upper(), latency=0.02) as server:
-        replies = client(server, max_concurrency=4).chat_many([[{"role": "user", "content": f"q{i}"}]
+        replies = client(server, concurrency=4).chat_many([[{"role": "user", "content": f"q{i}"}]
                                                                for i in range(12)])
     assert [r.text for r in replies] == [f"Q{i}" for i in range(12)]
 

@@ -49,7 +49,26 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from ham.settings import Checked, Doc, Range, setting
 from ham.units import EvidenceUnit
+
+
+@dataclass
+class EntitySettings(Checked):
+    """How entities are extracted and which anchor (module docstring): the one block
+    ``retrieval=graph`` (``retrieval.graph.entities``) and ham-topo (``topo.entities``) share."""
+
+    max_words: int = setting(4, Range(1), Doc("RAKE: at most this many words per phrase"))
+    per_unit: int = setting(20, Range(1), Doc("phrases kept per unit"))
+    min_chars: int = setting(3, Range(1), Doc("the shortest one-word entity"))
+    min_units: int = setting(2, Range(2), Doc("an entity anchors when it occurs in at least this many units"))
+    max_share: float = setting(0.1, Range(0.0, 1.0), Doc("and in at most this share of all units"))
+
+    def extractor(self) -> "RakeEntities":
+        return RakeEntities(self.max_words, self.per_unit, self.min_chars)
+
+    def index(self, found: "UnitEntities", order: Iterable[str]) -> "EntityIndex":
+        return EntityIndex.build(found, order, self.min_units, self.max_share)
 
 EXTRACTOR_VERSION = "1"
 # RAKE's stoplist: English function words (determiners, pronouns, auxiliaries, prepositions,
