@@ -124,3 +124,44 @@ def test_a_system_run_needs_an_openai_generator_and_its_venv(tmp_path):
                  tmp_path, tmp_path / "log")
     with pytest.raises(FileNotFoundError, match="make systems-venv"):
         system.info()
+
+
+def test_megarag_composes_but_says_its_wrapper_is_missing(tmp_path):
+    from ham.systems.adapter import LLMEndpoint, MegaRAGSystem
+
+    cfg = compose(["system=megarag", "generator=openai"], return_hydra_config=False)
+    assert cfg.system.query_mode == "mix_two_step" and cfg.system.chunk_top_k == 6
+    with pytest.raises(FileNotFoundError, match="megarag_wrapper.py is not written yet"):
+        MegaRAGSystem().start(LLMEndpoint("http://127.0.0.1:9/v1", "m"), {"base_url": "x", "model": "e", "dim": 4},
+                              tmp_path, tmp_path / "log")
+
+
+def test_system_settings_are_checked_at_compose_time():
+    from ham.conf import ConfigError
+
+    with pytest.raises(ConfigError, match="index_scope=page: must be one of document, corpus"):
+        compose(["system=lightrag", "system.index_scope=page"], return_hydra_config=False)
+    with pytest.raises(ConfigError, match="passage_chars=0: must be >= 1"):
+        compose(["system=hipporag", "system.passage_chars=0"], return_hydra_config=False)
+    with pytest.raises(ConfigError, match="passage_chars"):
+        compose(["system=lightrag", "+system.passage_chars=5"], return_hydra_config=False)
+
+
+def test_a_streamed_reply_to_a_plain_request_becomes_the_completion_the_sdk_expects():
+    """``transformers serve`` answers ``stream: false`` with server-sent events; the wrappers'
+    transport (ham/systems/wrappers/protocol.py, stdlib part) joins them into one completion."""
+    import importlib.util
+
+    from ham.systems.client import WRAPPERS
+
+    spec = importlib.util.spec_from_file_location("protocol", WRAPPERS / "protocol.py")
+    protocol = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(protocol)
+    body = (b'data: {"id":"x","model":"smollm2","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"}}]}\n\n'
+            b'data: {"id":"x","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"length"}]}\n\n'
+            b'data: {"id":"x","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}\n\ndata: [DONE]\n\n')
+    done = protocol.completion_from_events(body)
+    assert done["choices"][0]["message"]["content"] == "Hello" and done["choices"][0]["finish_reason"] == "length"
+    assert done["model"] == "smollm2" and done["usage"] == {"prompt_tokens": 5, "completion_tokens": 2}
+    bare = protocol.completion_from_events(b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n')
+    assert bare["usage"]["prompt_tokens"] == 0 and bare["choices"][0]["message"]["content"] == "x"

@@ -22,7 +22,7 @@ import os
 import sys
 import types
 
-from protocol import Meter, serve, settings, usage_of
+from protocol import Meter, event_tolerant_http_client, run
 
 EMBEDDING_NAME = "text-embedding-ham"   # hipporag picks its OpenAI embedding client by this substring
 
@@ -77,6 +77,11 @@ class HippoRAGWrapper:
                          openie_mode="online", temperature=llm.get("temperature", 0.0),
                          qa_top_k=int(options.get("top_k") or 5), force_index_from_scratch=False)
         self.rag = HippoRAG(global_config=cfg)
+        from openai import OpenAI
+
+        # its own client, with a transport that also reads a server's streamed reply (protocol.py)
+        self.rag.llm_model.openai_client = OpenAI(base_url=llm["base_url"], http_client=event_tolerant_http_client(False),
+                                                  max_retries=self.rag.llm_model.max_retries)
         self._meter_llm(self.rag)
         self.workdir = workdir
         return self.rag
@@ -150,11 +155,5 @@ class HippoRAGWrapper:
                         "doc_scores": [float(s) for s in scores[:top_k]], "response": responses[0] if responses else None}}
 
 
-def main() -> None:
-    meter = Meter()
-    wrapper = HippoRAGWrapper(settings(), meter)
-    serve({"info": wrapper.info, "index": wrapper.index, "query": wrapper.query}, meter)
-
-
 if __name__ == "__main__":
-    main()
+    run(HippoRAGWrapper)

@@ -10,7 +10,7 @@ import json
 import os
 
 import numpy as np
-from protocol import Meter, RegexTokenizer, usage_of
+from protocol import Meter, RegexTokenizer, event_tolerant_http_client, usage_of
 
 
 class MeteredTracker:
@@ -40,6 +40,7 @@ def llm_function(config: dict, meter: Meter):
         kwargs.setdefault("temperature", llm.get("temperature", 0.0))
         if llm.get("max_tokens"):
             kwargs.setdefault("max_tokens", llm["max_tokens"])
+        kwargs["openai_client_configs"] = {"http_client": event_tolerant_http_client()}
         try:
             reply = await openai_complete_if_cache(
                 llm["model"], prompt, system_prompt=system_prompt, history_messages=history_messages or [],

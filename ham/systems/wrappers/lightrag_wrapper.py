@@ -19,7 +19,7 @@ from importlib.metadata import version
 
 from lightrag_common import (context_of, document_text, embedding_function, graph_size, llm_function,
                              remember_sources, tokenizer)
-from protocol import Meter, serve, settings
+from protocol import Meter, run
 
 
 class NoContext(Exception):
@@ -103,11 +103,5 @@ def _failed_status():
     return DocStatus.FAILED
 
 
-def main() -> None:
-    meter = Meter()
-    wrapper = LightRAGWrapper(settings(), meter)
-    serve({"info": wrapper.info, "index": wrapper.index, "query": wrapper.query}, meter)
-
-
 if __name__ == "__main__":
-    main()
+    run(LightRAGWrapper)

@@ -1,5 +1,6 @@
 """What every system wrapper shares. Runs inside a system's own venv (``.venv-<system>``) with the
-standard library only: it never imports ham, and ham never imports it.
+standard library only (httpx, which every system's OpenAI SDK brings, for
+``event_tolerant_http_client``): it never imports ham, and ham never imports it.
 
 The protocol (``ham.systems.client`` is the other end): the wrapper is started as
 ``<venv>/bin/python wrappers/<system>.py`` with its settings in the JSON of ``$HAM_SYSTEM_CONFIG``
@@ -112,6 +113,77 @@ class RegexTokenizer:
         return self
 
 
+def completion_from_events(body: bytes) -> dict:
+    """A chat completion (the JSON a ``stream: false`` request expects) from a server-sent-event
+    body: the deltas' text joined, the last finish reason, the usage where a chunk carries it."""
+    text, finish, usage, model, rid = [], None, None, None, None
+    for line in body.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        if not line.startswith("data:") or line[5:].strip() == "[DONE]":
+            continue
+        chunk = json.loads(line[5:].strip())
+        model, rid, usage = chunk.get("model") or model, chunk.get("id") or rid, chunk.get("usage") or usage
+        for choice in chunk.get("choices") or []:
+            text.append((choice.get("delta") or {}).get("content") or "")
+            finish = choice.get("finish_reason") or finish
+    return {"id": rid or "sse", "object": "chat.completion", "created": int(time.time()), "model": model or "",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(text)},
+                         "finish_reason": finish or "stop"}],
+            # a server that sends no usage (transformers serve): 0 tokens, as USAGE counts them; hipporag
+            # reads response.usage unguarded
+            "usage": usage or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+
+
+_HTTP_CLIENTS: dict = {}
+
+
+def event_tolerant_http_client(asynchronous: bool = True):
+    """An httpx client for a system's OpenAI SDK that turns a server-sent-event reply to a
+    request that did not ask for streaming into the plain completion the SDK expects.
+    ``transformers serve`` streams every reply (docs/servers.md), which the SDK returns as a
+    string, and the systems then fail on ``.choices``; ham's own client reads both forms. One
+    client per process, which the SDK's ``close`` leaves open (LightRAG closes its client after
+    every call, and its retries reuse the call's arguments)."""
+    import httpx
+
+    def to_plain(request, response) -> bool:
+        if "text/event-stream" not in response.headers.get("content-type", ""):
+            return False
+        try:
+            return not json.loads(request.content or b"{}").get("stream")
+        except ValueError:
+            return False
+
+    def plain(request, response, body):
+        return httpx.Response(response.status_code, headers={"content-type": "application/json"},
+                              content=json.dumps(completion_from_events(body)).encode(), request=request)
+
+    class AsyncTransport(httpx.AsyncHTTPTransport):
+        async def handle_async_request(self, request):
+            response = await super().handle_async_request(request)
+            return plain(request, response, await response.aread()) if to_plain(request, response) else response
+
+    class Transport(httpx.HTTPTransport):
+        def handle_request(self, request):
+            response = super().handle_request(request)
+            return plain(request, response, response.read()) if to_plain(request, response) else response
+
+    class Kept(httpx.AsyncClient):
+        async def aclose(self) -> None:   # LightRAG closes its SDK client after each call, retries included
+            pass
+
+    class KeptSync(httpx.Client):
+        def close(self) -> None:
+            pass
+
+    key = "async" if asynchronous else "sync"
+    if key not in _HTTP_CLIENTS:
+        timeout = httpx.Timeout(300.0, connect=30.0)
+        _HTTP_CLIENTS[key] = (Kept(transport=AsyncTransport(), timeout=timeout) if asynchronous
+                              else KeptSync(transport=Transport(), timeout=timeout))
+    return _HTTP_CLIENTS[key]
+
+
 def reason_of(exc: BaseException) -> str:
     """A failure's reason: the exception's own ``ham_reason`` (a wrapper's ``no_context``), an
     LLM endpoint error (``api_error``, as ham names it), a timeout, else ``system_error``."""
@@ -158,3 +230,11 @@ def serve(handlers: dict, meter: Meter) -> None:
                      "detail": f"{type(exc).__name__}: {exc}"[:2000]}
         reply["usage"] = meter.since(before, started)
         out.write(json.dumps(reply, ensure_ascii=False, default=str) + "\n")
+
+
+def run(wrapper_class) -> None:
+    """A wrapper script's main: its class built on the settings and a meter, serving info, index
+    and query."""
+    meter = Meter()
+    wrapper = wrapper_class(settings(), meter)
+    serve({"info": wrapper.info, "index": wrapper.index, "query": wrapper.query}, meter)

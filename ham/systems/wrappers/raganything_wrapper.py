@@ -23,7 +23,7 @@ import re
 
 from lightrag_common import embedding_function, llm_function, remember_sources, tokenizer
 from lightrag_wrapper import LightRAGWrapper, _failed_status
-from protocol import Meter, serve, settings
+from protocol import run
 
 IMAGE_PATH = re.compile(r"Image Path:\s*(\S+)")
 
@@ -115,11 +115,5 @@ class RAGAnythingWrapper(LightRAGWrapper):
         return reply
 
 
-def main() -> None:
-    meter = Meter()
-    wrapper = RAGAnythingWrapper(settings(), meter)
-    serve({"info": wrapper.info, "index": wrapper.index, "query": wrapper.query}, meter)
-
-
 if __name__ == "__main__":
-    main()
+    run(RAGAnythingWrapper)
