@@ -85,7 +85,7 @@ class WrapperProcess:
             try:
                 reply = self._replies.get(timeout=self.timeout)
             except queue.Empty:
-                self.close()
+                self.close(wait=0)   # hung: no graceful exit to wait for
                 return {"ok": False, "reason": "timeout", "detail": f"no reply to {op} in {self.timeout:g} s"}
             if reply is None:
                 return self._crashed("the wrapper exited")
@@ -98,14 +98,14 @@ class WrapperProcess:
         self._proc = None
         return {"ok": False, "reason": "wrapper_crashed", "detail": f"{why} (exit code {code}): {tail}"[:2000]}
 
-    def close(self) -> None:
+    def close(self, wait: float = 20) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
             return
         if proc.poll() is None:
             try:
                 proc.stdin.close()
-                proc.wait(timeout=20)
+                proc.wait(timeout=wait)
             except (OSError, subprocess.TimeoutExpired):
                 proc.kill()
                 proc.wait()
