@@ -67,7 +67,9 @@ def cost_table(collection: Collection) -> Table | None:
                   ["variant", "documents", "failures"], [Column(k, h, best=None) for k, h in COLUMNS])
     for run in runs:
         row = system_cost(run.metrics) or ham_cost(run.metrics, run.n_questions)
-        failures = {**row.get("index_failures", {}), **row.get("failures", {})}
+        failures = dict(row.get("index_failures", {}))
+        for reason, n in (row.get("failures") or {}).items():
+            failures[reason] = failures.get(reason, 0) + n
         table.rows.append(([collection.label(run), str(row.get("documents") or "—"),
                             ", ".join(f"{k}: {v}" for k, v in sorted(failures.items())) or "none"],
                            {k: row.get(k) for k, _ in COLUMNS}))
