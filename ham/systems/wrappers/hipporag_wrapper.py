@@ -75,7 +75,9 @@ class HippoRAGWrapper:
         cfg = BaseConfig(save_dir=workdir, llm_name=llm["model"], llm_base_url=llm["base_url"],
                          embedding_model_name=EMBEDDING_NAME, embedding_base_url=emb["base_url"],
                          openie_mode="online", temperature=llm.get("temperature", 0.0),
-                         qa_top_k=int(options.get("top_k") or 5), force_index_from_scratch=False)
+                         qa_top_k=int(options.get("top_k") or 5), force_index_from_scratch=False,
+                         # the run's completion cap (hipporag's own default is 2048)
+                         **({"max_new_tokens": int(llm["max_tokens"])} if llm.get("max_tokens") else {}))
         self.rag = HippoRAG(global_config=cfg)
         from openai import OpenAI
 
