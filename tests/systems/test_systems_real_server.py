@@ -61,4 +61,5 @@ def test_a_system_against_transformers_serve_records_every_outcome(system, serve
           f" nodes={index['nodes']} edges={index['edges']} index_llm_calls={index['llm_calls']}"
           f" (failed {index['llm_failed_calls']}) index_s={index['seconds']}; answered"
           f" {sum(1 for r in rows if r['answer'])}/3, failures {failures}; query llm_calls={info['query']['llm_calls']};"
-          f" context items {mapping['items']}, mapped {mapping['mapped']}")
+          f" context items {mapping['items']}, mapped {mapping['mapped']}; failure details "
+          f"{[(r['failure']['detail'] or '')[:300] for r in rows if r['failure']]}")
