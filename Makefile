@@ -8,7 +8,13 @@ STAMP  := $(VENV)/.installed
 SERVE_VENV  ?= .venv-serve
 SERVE_STAMP := $(SERVE_VENV)/.installed
 
-.PHONY: install demo test test-slow serve-venv clean
+# A GraphRAG system in a venv of its own (.venv-lightrag, .venv-hipporag, .venv-raganything,
+# .venv-megarag), pinned in ham/systems/requirements/<system>.txt; ham runs it through its wrapper
+# script (docs/systems.md). MegaRAG: MEGARAG_SRC=<checkout of its repository> (cloned when absent).
+SYSTEM ?= lightrag
+SYSTEMS := lightrag hipporag raganything megarag
+
+.PHONY: install demo test test-slow serve-venv systems-venv systems-venvs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +36,13 @@ $(SERVE_STAMP):
 
 serve-venv: $(SERVE_STAMP)
 
+.venv-%/.installed: ham/systems/requirements/%.txt ham/systems/build_venv.sh
+	PYTHON=$(PYTHON) bash ham/systems/build_venv.sh $*
+
+systems-venv: .venv-$(SYSTEM)/.installed
+
+systems-venvs: $(foreach s,$(SYSTEMS),.venv-$(s)/.installed)
+
 demo: $(STAMP)
 	$(BIN)/ham
 
@@ -42,4 +55,4 @@ test-slow: $(STAMP) $(SERVE_STAMP)
 	$(BIN)/pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) $(SERVE_VENV) outputs/runs outputs/cache
+	rm -rf $(VENV) $(SERVE_VENV) $(foreach s,$(SYSTEMS),.venv-$(s)) outputs/runs outputs/cache

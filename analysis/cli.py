@@ -47,6 +47,7 @@ from .report import write_grid_report
 from .table_format import write_table
 from .table_format import to_markdown
 from .tables import ci_table, mramg_table, paired_table, robustness_cost, table3, table4
+from .systems_cost import cost_table
 from .topology import topology_runs, topology_tables
 from .topology_paired import topology_paired
 from .topology_plots import path_figure, topology_figure
@@ -97,6 +98,11 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
         written += write_table(table, out)
         if printed is not None:
             printed.append(to_markdown(table))
+    cost = cost_table(collection)
+    if cost is not None:
+        written += write_table(cost, out)
+        if printed is not None:
+            printed.append(to_markdown(cost))
     paired_topology, records = topology_paired(collection, reference, n_resamples, seed)
     if paired_topology is not None:
         written += write_table(paired_topology, out)

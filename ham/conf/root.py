@@ -9,7 +9,7 @@ from typing import Any, List, Optional
 from ham.settings import REQUIRED, Doc, NotResult, Range, setting
 
 GROUPS = ("dataset", "units", "text_repr", "image_repr", "summariser", "describer", "encoder", "index", "retrieval",
-          "reranker", "pages", "method", "generator", "cost", "metrics", "judge", "logger", "topo")
+          "reranker", "pages", "method", "generator", "cost", "metrics", "judge", "system", "logger", "topo")
 
 
 @dataclass
@@ -50,6 +50,7 @@ class Root:
     cost: Any = REQUIRED
     metrics: Any = REQUIRED
     judge: Any = REQUIRED
+    system: Any = REQUIRED
     logger: Any = REQUIRED
     topo: Any = REQUIRED
     name: str = setting(REQUIRED, NotResult("the run's folder name"), Doc("runs land in outputs/runs/<name>/<run id>/"))

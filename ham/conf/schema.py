@@ -63,6 +63,8 @@ COMPONENTS: dict[str, list[str]] = {
     "cost": ["ham.generate.cost.CostSettings"],
     "metrics": ["ham.metrics.evaluator.MetricsSettings"],
     "judge": ["ham.metrics.judge.Judge"],
+    "system": ["ham.systems.adapter.LightRAGSystem", "ham.systems.adapter.HippoRAGSystem",
+               "ham.systems.adapter.RAGAnythingSystem", "ham.systems.adapter.MegaRAGSystem"],
     "logger": ["ham.run.tracking.WandbLogger"],
     "topo": ["ham.topo.settings.TopoSettings"],
 }
@@ -158,7 +160,7 @@ def schema_of(path: str) -> type:
 @dataclasses.dataclass
 class Nothing:
     """A group set to none (``describer=none``, ``judge=none``, ``logger=none``, ``reranker=none``,
-    ``pages=none``)."""
+    ``pages=none``, ``system=none``)."""
 
     _target_: Optional[str] = None
 
@@ -170,5 +172,5 @@ def register_schemas(store) -> None:
     for group, paths in COMPONENTS.items():
         for path in paths:
             store.store(group=f"schema/{group}", name=path.rpartition(".")[2], node=schema_of(path))
-    for group in ("describer", "judge", "logger", "reranker", "pages"):
+    for group in ("describer", "judge", "logger", "reranker", "pages", "system"):
         store.store(group=f"schema/{group}", name="Nothing", node=Nothing)

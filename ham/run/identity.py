@@ -33,6 +33,9 @@ from ham.conf.exclude import EXCLUDE, excluded as _excluded  # noqa: F401  (EXCL
 
 log = logging.getLogger("ham.run.identity")
 
+# groups whose option ``none`` (``_target_: null``) leaves no key in the record, so a run without
+# the group keeps the id it had before the group existed
+OPTIONAL_GROUPS = ("pages", "system")
 def classes(cfg) -> dict[str, str]:
     """Every leaf key of ``cfg`` (a DictConfig or the plain dict of one) -> its class (module
     docstring)."""
@@ -112,8 +115,12 @@ def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
     """The flat record a run id hashes (module docstring). ``memo_root`` keeps content hashes
     between runs (keyed by path, sizes and modification times)."""
     kinds = classes(cfg)
+    data = plain(cfg)
+    for group in OPTIONAL_GROUPS:
+        if isinstance(data.get(group), dict) and data[group].get("_target_") is None:
+            data.pop(group)
     record = {}
-    for key, value in flatten(plain(cfg)).items():
+    for key, value in flatten(data).items():
         kind = kinds.get(key, "exclude" if _excluded(key) else "hash")
         if kind == "exclude":
             continue

@@ -75,9 +75,20 @@ def hydra_runtime(cfg: DictConfig) -> tuple[dict, list[str]]:
     return dict(choices), list(node.overrides.task)
 
 
-def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] = build_pipeline) -> Path:
+def builder_for(cfg: DictConfig) -> Callable[[DictConfig], Pipeline]:
+    """ham's own pipeline, or a GraphRAG system's (``system=lightrag|...``; ``ham.run.system_pipeline``)."""
+    node = cfg.get("system")
+    if node is not None and node.get("_target_"):
+        from ham.run.system_pipeline import build_system_pipeline
+
+        return build_system_pipeline
+    return build_pipeline
+
+
+def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) -> Path:
     """Run one config end to end and return its output folder. ``build`` makes the pipeline
-    (tests pass their own components through it)."""
+    (tests pass their own components through it; by default ``builder_for(cfg)``)."""
+    build = build or builder_for(cfg)
     started = time.time()
     rid = configured_run_id(cfg)
     out_root = resolve_path(cfg.paths.output_root, must_exist=False)
@@ -170,8 +181,11 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
     pred_path = out_dir / "predictions.jsonl"
     previous = {r.get("id"): r for r in _rows(pred_path)}
     fresh = rerun_fresh(cfg, questions, out_dir)
-    rows = answer_all(questions, pred_path, pipeline, desc=f"{cfg.name}/{rid}",
-                      progress=cfg.progress, redo_failures=redo, fresh=fresh)
+    own = getattr(pipeline, "answer_all", None)   # a system's pipeline answers its own way
+    rows = (own(questions, pred_path, desc=f"{cfg.name}/{rid}", progress=cfg.progress, redo_failures=redo,
+                fresh=fresh) if own is not None else
+            answer_all(questions, pred_path, pipeline, desc=f"{cfg.name}/{rid}",
+                       progress=cfg.progress, redo_failures=redo, fresh=fresh))
     session["answered"] = sum(1 for r in rows if previous.get(r["id"]) != r)
     run_info["predictions"] = predictions_record(rows)
     run_json.write_text(json.dumps(run_info, indent=2))

@@ -1,0 +1,186 @@
+"""A run whose answers come from a GraphRAG system (``system=lightrag|hipporag|raganything|
+megarag``; ``system=none`` is ham's own pipeline): config -> components, then indexing and
+answering, resumably, into the same ``predictions.jsonl`` rows as ham's pipeline writes.
+
+``build_system_pipeline(cfg)`` ingests the corpus as every run does (so gold evidence maps to the
+same units), serves the run's encoder on a loopback ``/v1/embeddings`` (``system.embedding_base_url``
+names another endpoint instead), points the system's LLM at ``generator.client.base_url`` (the run's
+generator must be ``generator=openai`` or one built on it: the systems call an OpenAI-compatible
+chat endpoint themselves) and indexes the corpus (``ham.systems.adapter``: cached per document and
+config; a document that fails is recorded and the rest goes on). ``SystemPipeline.answer_all`` then
+answers every question not yet in the file, and again those whose failure a resume redoes
+(``run.redo_failures``) or whose index failed before and now exists.
+
+What it records (``run.json`` and ``metrics.json``, under ``index.system``): the system, its
+release and the versions its venv reports, each index (documents, units, graph nodes and edges,
+LLM calls and tokens, seconds, failure and reason), totals, the query usage, and the context
+mapping's coverage (items per kind, mapped, by rule, unmapped reasons).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from ham.run.pipeline import Pipeline
+from ham.run.predictions import read_predictions, rewrite
+
+log = logging.getLogger("ham.run.system_pipeline")
+
+
+@dataclass
+class AnsweredBy:
+    """What answered a system run's questions, as ``run.json`` names generators."""
+
+    model_id: str
+    pricing: str | None = None
+
+
+@dataclass
+class SystemPipeline(Pipeline):
+    system: object = None                  # ham.systems.adapter.GraphSystem, indexed
+    mapper: object = None                  # ham.systems.mapping.ContextMapper over the corpus's units
+    servers: list = field(default_factory=list)
+
+    def answer_all(self, questions, pred_path: Path, desc: str = "", progress: bool = True,
+                   redo_failures=frozenset(), fresh: frozenset = frozenset()) -> list[dict]:
+        from tqdm import tqdm
+
+        from ham.systems.mapping import Mapped, coverage
+        from ham.systems.rows import system_row
+
+        done, superseded = read_predictions(pred_path, repair=True)
+        redo = frozenset(redo_failures) | frozenset(fresh)
+        indexed = {g for g, r in self.system.records.items() if r.get("ok")}
+
+        def again(row: dict) -> bool:
+            reason = (row.get("failure") or {}).get("reason")
+            group = (row.get("system") or {}).get("group")
+            return row["id"] in fresh or reason in redo or (reason == "index_failed" and group in indexed)
+
+        todo = [q for q in questions if q.id not in done or again(done[q.id])]
+        units = self.corpus.by_id
+        rewritten = bool(superseded)
+        try:
+            with pred_path.open("a", encoding="utf-8") as fh:
+                for q in tqdm(todo, desc=desc, unit="q", disable=not progress):
+                    reply = self.system.query(q)
+                    row = system_row(q, reply, self.mapper, units, self.system.system,
+                                     self.system.llm.model, self.evaluator)
+                    rewritten |= q.id in done
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    fh.flush()
+                    done[q.id] = row
+        finally:
+            self.close()
+        rows = [done[q.id] for q in questions if q.id in done]
+        if rewritten:
+            rewrite(pred_path, list(done.values()))
+        mapped = [[Mapped(**m) for m in (r.get("system") or {}).get("mapping") or []] for r in rows]
+        self.info["system"]["query"] = query_totals(rows)
+        self.info["context_mapping"] = coverage(mapped)
+        return rows
+
+    def close(self) -> None:
+        if self.system is not None:
+            self.system.close()
+        for server in self.servers:
+            server.close()
+        self.servers = []
+
+
+def query_totals(rows: list[dict]) -> dict:
+    usages = [(r.get("system") or {}).get("usage") or {} for r in rows]
+    keys = ("llm_calls", "llm_failed_calls", "prompt_tokens", "completion_tokens", "embedding_calls", "seconds")
+    totals = {k: round(sum(u.get(k, 0) or 0 for u in usages), 3) for k in keys}
+    n = len(rows)
+    return {"questions": n, **totals, "per_question": {k: round(v / n, 3) if n else None for k, v in totals.items()},
+            "failures": dict(Counter(r["failure"]["reason"] for r in rows if r.get("failure")))}
+
+
+def index_totals(records: dict[str, dict]) -> dict:
+    ok = [r for r in records.values() if r.get("ok")]
+    usage = [r.get("usage") or {} for r in ok]
+    built = [r for r in ok if not r.get("cached")]
+    out = {"groups": len(records), "indexed": len(ok), "failed": len(records) - len(ok),
+           "failure_reasons": dict(Counter(r.get("reason") for r in records.values() if not r.get("ok"))),
+           "cached": len(ok) - len(built),
+           "nodes": sum((r.get("graph") or {}).get("nodes") or 0 for r in ok),
+           "edges": sum((r.get("graph") or {}).get("edges") or 0 for r in ok),
+           "communities": None if all((r.get("graph") or {}).get("communities") is None for r in ok)
+           else sum((r.get("graph") or {}).get("communities") or 0 for r in ok)}
+    for key in ("llm_calls", "llm_failed_calls", "prompt_tokens", "completion_tokens", "embedding_calls", "seconds"):
+        out[key] = round(sum(u.get(key, 0) or 0 for u in usage), 3)
+    return out
+
+
+def llm_endpoint(gen: DictConfig):
+    """The run's generator (``generator=openai`` family) as the endpoint a system calls: its
+    ``client`` block's server, model and decoding settings, the key from ``client.api_key_env``."""
+    from hydra.utils import instantiate
+
+    from ham.systems.adapter import LLMEndpoint
+
+    if not str(gen.get("_target_") or "").endswith("OpenAIGenerator"):
+        raise ValueError(f"system=... needs an OpenAI-compatible generator (generator=openai and the options built "
+                         f"on it): the system calls the endpoint itself; got {gen.get('_target_')}")
+    client = instantiate(gen.client)
+    if not client.base_url:
+        raise ValueError(f"system=...: generator.client.base_url is not set (nor ${client.base_url_env}): the "
+                         "endpoint the system's LLM calls go to")
+    return LLMEndpoint(base_url=client.base_url, model=client.model, temperature=client.temperature or 0.0,
+                       max_tokens=client.max_tokens, timeout=client.timeout,
+                       api_key=gen.client.get("api_key") or os.environ.get(client.api_key_env))
+
+
+def build_system_pipeline(cfg: DictConfig) -> SystemPipeline:
+    from hydra.utils import instantiate
+
+    from ham.backends.embedding_server import EmbeddingServer
+    from ham.backends.local import seed_everything
+    from ham.cache import FolderCache
+    from ham.conf import instantiate_optional
+    from ham.ingest.corpus import load_corpus
+    from ham.metrics.evaluator import Evaluator
+    from ham.paths import resolve_path
+    from ham.systems.mapping import ContextMapper
+
+    seed_everything(int(cfg.seed))
+    llm = llm_endpoint(cfg.generator)
+    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
+    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
+    encoder = instantiate(cfg.encoder)
+    system = instantiate(cfg.system)
+    servers = []
+    if system.embedding_base_url:
+        embedding = {"base_url": system.embedding_base_url, "model": str(cfg.encoder.get("model") or "embedding"),
+                     "dim": int(encoder.dim), "model_id": getattr(encoder, "model_id", None)}
+    else:
+        server = EmbeddingServer(encoder, model_name=str(cfg.encoder.get("model") or "ham-encoder")).__enter__()
+        servers.append(server)
+        embedding = {"base_url": server.base_url, "model": server.model_name, "dim": server.dim,
+                     "model_id": getattr(encoder, "model_id", None)}
+    work_root = Path(cache.root) / "systems"
+    system.start(llm, embedding, work_root, log_path=work_root / f"{system.system}.log")
+    versions = system.info()
+    print(f"{system.system}: indexing {len(corpus.units)} units ({system.index_scope} scope)", file=sys.stderr)
+    records = system.index(corpus, progress=lambda group, r: print(
+        f"  {group}: {'cached' if r.get('cached') else 'built' if r['ok'] else 'FAILED ' + str(r.get('reason'))}"
+        f" ({(r.get('graph') or {}).get('nodes', 0)} nodes, {(r.get('usage') or {}).get('llm_calls', 0)} LLM calls)",
+        file=sys.stderr))
+    info = {"system": {"name": system.system, "release": system.release, "versions": versions,
+                       "index_scope": system.index_scope, "options": system.options(),
+                       "embedding": {k: v for k, v in embedding.items() if k != "base_url"},
+                       "index": index_totals(records), "groups": records}}
+    judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))
+    evaluator = Evaluator.from_config(cfg.metrics, judge=judge, encoder=encoder)
+    return SystemPipeline(retriever=None, assembler=None,
+                          generator=AnsweredBy(f"{system.system}:{llm.model}", cfg.generator.get("pricing")),
+                          evaluator=evaluator, corpus=corpus, info=info, system=system,
+                          mapper=ContextMapper(corpus.units), servers=servers)

@@ -1,0 +1,138 @@
+"""The pieces LightRAG, RAG-Anything and MegaRAG share (all three build on LightRAG): the LLM
+function over LightRAG's own OpenAI client, metered; the embedding function over the OpenAI SDK
+(LightRAG's ``openai_embed`` truncates with tiktoken, which needs the internet); the tokenizer;
+the graph size of a working folder; the retrieved context of a LightRAG ``raw_data`` record.
+Runs inside the system's venv."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+import numpy as np
+from protocol import Meter, RegexTokenizer, event_tolerant_http_client
+
+
+class MeteredTracker:
+    """LightRAG's ``token_tracker`` interface (``add_usage``), adding to the wrapper's meter."""
+
+    def __init__(self, meter: Meter) -> None:
+        self.meter = meter
+
+    def add_usage(self, counts: dict) -> None:
+        self.meter.add(prompt_tokens=counts.get("prompt_tokens", 0),
+                       completion_tokens=counts.get("completion_tokens", 0))
+
+
+def llm_function(config: dict, meter: Meter):
+    """``llm_model_func`` for LightRAG: ``lightrag.llm.openai.openai_complete_if_cache`` against
+    the run's endpoint, with the run's model, temperature and completion cap."""
+    from lightrag.llm.openai import openai_complete_if_cache
+
+    llm = config["llm"]
+    tracker = MeteredTracker(meter)
+
+    async def complete(prompt, system_prompt=None, history_messages=None, **kwargs):
+        kwargs.pop("hashing_kv", None)
+        kwargs.pop("keyword_extraction", None)
+        kwargs.pop("entity_extraction", None)
+        kwargs.pop("_priority", None)
+        kwargs.setdefault("temperature", llm.get("temperature", 0.0))
+        if llm.get("max_tokens"):
+            kwargs.setdefault("max_tokens", llm["max_tokens"])
+        kwargs["openai_client_configs"] = {"http_client": event_tolerant_http_client()}
+        try:
+            reply = await openai_complete_if_cache(
+                llm["model"], prompt, system_prompt=system_prompt, history_messages=history_messages or [],
+                base_url=llm["base_url"], api_key=config["api_key"], token_tracker=tracker,
+                timeout=llm.get("timeout"), **kwargs)
+        except Exception:
+            meter.add(llm_failed_calls=1)
+            raise
+        meter.add(llm_calls=1)
+        return reply
+
+    return complete
+
+
+def embedding_function(config: dict, meter: Meter):
+    """``embedding_func`` for LightRAG: the run's ``/v1/embeddings`` endpoint through the OpenAI SDK."""
+    from lightrag.utils import EmbeddingFunc
+    from openai import AsyncOpenAI
+
+    emb = config["embedding"]
+    client = AsyncOpenAI(base_url=emb["base_url"], api_key=config["api_key"], timeout=emb.get("timeout", 120))
+
+    async def embed(texts: list[str], **_ignored) -> np.ndarray:
+        response = await client.embeddings.create(model=emb["model"], input=list(texts), encoding_format="float")
+        meter.add(embedding_calls=1, embedded_texts=len(texts))
+        return np.array([d.embedding for d in response.data], dtype=np.float32)
+
+    return EmbeddingFunc(embedding_dim=int(emb["dim"]), max_token_size=None, func=embed)
+
+
+def tokenizer(config: dict):
+    """LightRAG's ``Tokenizer`` around ``RegexTokenizer`` (``tokenizer: regex``, the default), or
+    LightRAG's own tiktoken one (``tokenizer: tiktoken``; its BPE file must be in tiktoken's cache)."""
+    from lightrag.utils import TiktokenTokenizer, Tokenizer
+
+    if config.get("tokenizer", "regex") == "tiktoken":
+        return TiktokenTokenizer()
+    return Tokenizer("ham-regex-words", RegexTokenizer())
+
+
+def graph_size(workdir: str) -> dict:
+    """Nodes and edges of the knowledge graph LightRAG's default NetworkX storage wrote (its GraphML
+    file); communities: None, LightRAG builds none."""
+    import networkx as nx
+
+    files = sorted(glob.glob(os.path.join(workdir, "**", "*.graphml"), recursive=True))
+    if not files:
+        return {"nodes": 0, "edges": 0, "communities": None, "graph_file": None}
+    graph = nx.read_graphml(files[0])
+    return {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges(), "communities": None,
+            "graph_file": os.path.relpath(files[0], workdir)}
+
+
+def document_text(doc: dict) -> str:
+    """A document as one text, in reading order: every text and table unit's content, and each
+    image's caption where the document prints one (what a text-only system reads of a page)."""
+    parts = []
+    for unit in doc["units"]:
+        if unit["modality"] == "image":
+            if unit.get("caption"):
+                parts.append(unit["caption"])
+        elif unit.get("content"):
+            parts.append(unit["content"])
+    return "\n\n".join(parts)
+
+
+def remember_sources(workdir: str, docs: list[dict]) -> None:
+    """LightRAG keeps only a file path's last part (``cc-concepts1.html``); the working folder
+    remembers which document each stands for, so the context names ham's source path again."""
+    path = os.path.join(workdir, "ham_sources.json")
+    known = json.load(open(path)) if os.path.exists(path) else {}
+    known.update({os.path.basename(d["source"]): d["source"] for d in docs})
+    with open(path, "w") as fh:
+        json.dump(known, fh)
+
+
+def restore_sources(workdir: str, items: list[dict]) -> list[dict]:
+    path = os.path.join(workdir, "ham_sources.json")
+    known = json.load(open(path)) if os.path.exists(path) else {}
+    for item in items:
+        fp = item.get("file_path")
+        if isinstance(fp, str) and fp:
+            item["lightrag_file_path"] = fp
+            item["file_path"] = "<SEP>".join(known.get(p, known.get(os.path.basename(p), p)) for p in fp.split("<SEP>"))
+    return items
+
+
+def context_of(data: dict, workdir: str) -> dict:
+    """LightRAG's structured retrieval (``raw_data["data"]`` of ``aquery_llm`` / ``aquery_data``)
+    in the protocol's CONTEXT shape, every field as LightRAG returned it (``file_path`` back to
+    ham's source path, LightRAG's own kept as ``lightrag_file_path``)."""
+    data = data or {}
+    return {"entities": restore_sources(workdir, list(data.get("entities") or [])),
+            "relations": restore_sources(workdir, list(data.get("relationships") or [])),
+            "chunks": restore_sources(workdir, list(data.get("chunks") or [])), "images": []}

@@ -1,0 +1,87 @@
+"""The context-to-unit mapping (ham.systems.mapping) on hand-made units and contexts: each rule,
+its thresholds, and what stays unmapped (counted with its reason, never dropped)."""
+from ham.systems.mapping import ContextItem, ContextMapper, coverage
+from ham.units import EvidenceUnit
+
+
+def unit(uid, content, source="doc.pdf", page=None, bbox=None, kind="text", image=None, order=0):
+    return EvidenceUnit(unit_id=uid, doc_id=source.rsplit(".", 1)[0], modality="image" if kind == "image" else "text",
+                        kind=kind, content=content, path=[], ancestors={}, local={}, relation={}, source=source,
+                        order=order, page=page, image=image, image_path=image, extra={"bbox": bbox} if bbox else {})
+
+
+UNITS = [
+    unit("d:1", "A credit card account is a short-term loan that you pay back with interest.", page=0,
+         bbox=[0, 0, 100, 50], order=1),
+    unit("d:2", "Purchases made with the card are the real expenses of the household budget.", page=0,
+         bbox=[0, 60, 100, 100], order=2),
+    unit("d:3", "Reconcile the statement every month.", page=1, order=3),
+    unit("d:4", "Figure 1. The payment dialog", page=1, kind="image", image="figures/pay.png", order=4),
+    unit("e:1", "A credit card account is a short-term loan that you pay back with interest.", source="other.md",
+         order=1),
+    unit("d:5", "Close it.", page=1, order=5),
+]
+MAPPER = ContextMapper(UNITS)
+
+
+def test_a_chunk_holding_two_units_maps_to_both_in_reading_order():
+    chunk = ContextItem("chunk", "Purchases made with the card are the real expenses of the household budget. "
+                                 "A credit card account is a short-term loan that you pay back with interest.",
+                        doc="doc.pdf")
+    m = MAPPER.map_one(0, chunk)
+    assert (m.rule, m.units) == ("text", ["d:1", "d:2"])
+    assert m.scores["d:1"]["of_unit"] == 1.0
+
+
+def test_the_document_decides_between_units_of_equal_text():
+    m = MAPPER.map_one(0, ContextItem("chunk", UNITS[0].content, doc="other.md"))
+    assert m.units == ["e:1"]
+    # without a document every unit of that text is found
+    assert MAPPER.map_one(0, ContextItem("chunk", UNITS[0].content)).units == ["d:1", "e:1"]
+
+
+def test_a_chunk_cut_from_inside_a_long_unit_maps_to_it():
+    piece = "is a short-term loan that you"   # every 4-gram of the chunk is the unit's, few of the unit's are in it
+    m = MAPPER.map_one(0, ContextItem("chunk", piece, doc="doc.pdf"))
+    assert m.units == ["d:1"] and m.scores["d:1"]["of_item"] == 1.0 and m.scores["d:1"]["of_unit"] < 0.5
+
+
+def test_a_chunk_grazing_a_unit_does_not_map_to_it():
+    # four of the unit's 12 4-grams: under the 0.5 threshold both ways
+    text = "An unrelated sentence about taxes and forms and payroll and reports, " \
+           "then short-term loan that you pay back, then more on taxes and payroll and forms and reports."
+    m = MAPPER.map_one(0, ContextItem("chunk", text, doc="doc.pdf"))
+    assert m.units == [] and m.reason.startswith("no unit matches")
+
+
+def test_whitespace_case_and_markdown_do_not_matter():
+    m = MAPPER.map_one(0, ContextItem("chunk", "**RECONCILE   the\nstatement** every month!", doc="doc.pdf"))
+    assert m.units == ["d:3"]
+
+
+def test_a_unit_shorter_than_four_words_maps_only_when_its_words_occur_in_order():
+    assert "d:5" in MAPPER.map_one(0, ContextItem("chunk", "When done, close it.", doc="doc.pdf")).units
+    assert "d:5" not in MAPPER.map_one(0, ContextItem("chunk", "It is closed.", doc="doc.pdf")).units
+
+
+def test_box_rule_first_then_image_file_then_page():
+    boxed = MAPPER.map_one(0, ContextItem("chunk", "OCR text nobody ingested", doc="doc.pdf", page=0,
+                                          bbox=[0, 55, 100, 100]))
+    assert (boxed.rule, boxed.units) == ("box", ["d:2"])
+    image = MAPPER.map_one(1, ContextItem("image", image="/abs/elsewhere/pay.png", doc="doc.pdf"))
+    assert (image.rule, image.units) == ("image", ["d:4"])
+    page = MAPPER.map_one(2, ContextItem("image", image="page_2.jpg", doc="doc.pdf", page=1))
+    assert (page.rule, sorted(page.units)) == ("page", ["d:3", "d:4", "d:5"])
+
+
+def test_unmappable_items_are_counted_with_their_reason():
+    items = [ContextItem("entity", "Credit Card (concept): a loan"), ContextItem("relation", "A -> B"),
+             ContextItem("chunk", "text of a file ham never ingested", doc="missing.pdf"),
+             ContextItem("chunk", UNITS[2].content, doc="doc.pdf"), ContextItem("image", doc="doc.pdf")]
+    mapped = MAPPER.map(items)
+    report = coverage(mapped)
+    assert report["items"] == 5 and report["mapped"] == 1 and report["unmapped"] == 4
+    assert report["by_kind"]["entity"]["unmapped_reasons"] == {"generated description": 1}
+    assert report["by_kind"]["chunk"]["unmapped_reasons"] == {"document 'missing.pdf' is not in the corpus": 1}
+    assert report["by_kind"]["image"]["unmapped_reasons"] == {"it names no text, file, page or box": 1}
+    assert [m.index for m in mapped] == [0, 1, 2, 3, 4]
