@@ -28,6 +28,7 @@ LAYERS = [
     {"methods"},
     {"generate"},
     {"metrics"},
+    {"systems"},     # other RAG systems run in their own venvs: retrieval and generation of their own
     {"conf"},
     {"run"},
     {"report"},

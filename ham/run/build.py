@@ -7,10 +7,16 @@ on a config group.
     indexed   = build_index(corpus, cache, parts)           #   encoder, index spec -> ham.index.build
     pipeline  = build_pipeline(cfg)                         # the above + retriever, assembler,
                                                             #   generator (cached), evaluator
+    builder_for(cfg)                                        # build_pipeline, or build_system_pipeline
+                                                            #   for system=lightrag|hipporag|...
 """
 from __future__ import annotations
 
+import os
 import random
+import sys
+from pathlib import Path
+from typing import Callable
 
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
@@ -127,3 +133,68 @@ def token_counter(generator):
     """The generator's tokenizer for ``retrieval.budget_unit=tokens``, or None when it knows none
     (API models), which the retriever then refuses."""
     return generator.count_tokens if generator.count_tokens("a") is not None else None
+
+def builder_for(cfg: DictConfig) -> Callable[[DictConfig], Pipeline]:
+    """ham's own pipeline, or a GraphRAG system's (``system=lightrag|...``; ``ham.run.system_pipeline``)."""
+    node = cfg.get("system")
+    if node is not None and node.get("_target_"):
+        return build_system_pipeline
+    return build_pipeline
+
+
+def llm_endpoint(gen: DictConfig):
+    """The run's generator (``generator=openai`` family) as the endpoint a system calls: its
+    ``client`` block's server, model and decoding settings, the key from ``client.api_key_env``."""
+    from ham.systems.adapter import LLMEndpoint
+
+    if not str(gen.get("_target_") or "").endswith("OpenAIGenerator"):
+        raise ValueError(f"system=... needs an OpenAI-compatible generator (generator=openai and the options built "
+                         f"on it): the system calls the endpoint itself; got {gen.get('_target_')}")
+    client = instantiate(gen.client)
+    if not client.base_url:
+        raise ValueError(f"system=...: generator.client.base_url is not set (nor ${client.base_url_env}): the "
+                         "endpoint the system's LLM calls go to")
+    return LLMEndpoint(base_url=client.base_url, model=client.model, temperature=client.temperature or 0.0,
+                       max_tokens=client.max_tokens, timeout=client.timeout,
+                       api_key=gen.client.get("api_key") or os.environ.get(client.api_key_env))
+
+
+def build_system_pipeline(cfg: DictConfig):
+    """A run whose answers come from a GraphRAG system (``system=...``; ``ham.run.system_pipeline``)."""
+    from ham.systems.embedding_server import EmbeddingServer
+    from ham.run.system_pipeline import AnsweredBy, SystemPipeline, index_totals
+    from ham.systems.mapping import ContextMapper
+
+    seed_everything(int(cfg.seed))
+    llm = llm_endpoint(cfg.generator)
+    cache = configured_cache(cfg)
+    corpus = load_configured_corpus(cfg, cache)
+    encoder = instantiate(cfg.encoder)
+    system = instantiate(cfg.system)
+    servers = []
+    if system.embedding_base_url:
+        embedding = {"base_url": system.embedding_base_url, "model": str(cfg.encoder.get("model") or "embedding"),
+                     "dim": int(encoder.dim), "model_id": getattr(encoder, "model_id", None)}
+    else:
+        server = EmbeddingServer(encoder, model_name=str(cfg.encoder.get("model") or "ham-encoder")).__enter__()
+        servers.append(server)
+        embedding = {"base_url": server.base_url, "model": server.model_name, "dim": server.dim,
+                     "model_id": getattr(encoder, "model_id", None)}
+    work_root = Path(cache.root) / "systems"
+    system.start(llm, embedding, work_root, log_path=work_root / f"{system.system}.log")
+    versions = system.info()
+    print(f"{system.system}: indexing {len(corpus.units)} units ({system.index_scope} scope)", file=sys.stderr)
+    records = system.index(corpus, progress=lambda group, r: print(
+        f"  {group}: {'cached' if r.get('cached') else 'built' if r['ok'] else 'FAILED ' + str(r.get('reason'))}"
+        f" ({(r.get('graph') or {}).get('nodes', 0)} nodes, {(r.get('usage') or {}).get('llm_calls', 0)} LLM calls)",
+        file=sys.stderr))
+    info = {"system": {"name": system.system, "release": system.release, "versions": versions,
+                       "index_scope": system.index_scope, "options": system.options(),
+                       "embedding": {k: v for k, v in embedding.items() if k != "base_url"},
+                       "index": index_totals(records), "groups": records}}
+    judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))
+    evaluator = Evaluator.from_config(cfg.metrics, judge=judge, encoder=encoder)
+    return SystemPipeline(retriever=None, assembler=None,
+                          generator=AnsweredBy(f"{system.system}:{llm.model}", cfg.generator.get("pricing")),
+                          evaluator=evaluator, corpus=corpus, info=info, system=system,
+                          mapper=ContextMapper(corpus.units), servers=servers)

@@ -45,10 +45,9 @@ from ham.paths import resolve_path
 from ham.run import grid
 from ham.run.grid import enrichment_redo, is_finished, safe_name
 from ham.run.identity import identity, run_id as identity_run_id
-from ham.run.build import build_pipeline, load_dataset_questions
+from ham.run.build import builder_for, load_dataset_questions
 from ham.run.pipeline import Pipeline
 from ham.run.provenance import git_state, package_versions
-from ham.run.runner import answer_all
 from ham.run.tracking import redact
 
 log = logging.getLogger("ham.run")
@@ -75,14 +74,6 @@ def hydra_runtime(cfg: DictConfig) -> tuple[dict, list[str]]:
     return dict(choices), list(node.overrides.task)
 
 
-def builder_for(cfg: DictConfig) -> Callable[[DictConfig], Pipeline]:
-    """ham's own pipeline, or a GraphRAG system's (``system=lightrag|...``; ``ham.run.system_pipeline``)."""
-    node = cfg.get("system")
-    if node is not None and node.get("_target_"):
-        from ham.run.system_pipeline import build_system_pipeline
-
-        return build_system_pipeline
-    return build_pipeline
 
 
 def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) -> Path:
@@ -181,11 +172,8 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
     pred_path = out_dir / "predictions.jsonl"
     previous = {r.get("id"): r for r in _rows(pred_path)}
     fresh = rerun_fresh(cfg, questions, out_dir)
-    own = getattr(pipeline, "answer_all", None)   # a system's pipeline answers its own way
-    rows = (own(questions, pred_path, desc=f"{cfg.name}/{rid}", progress=cfg.progress, redo_failures=redo,
-                fresh=fresh) if own is not None else
-            answer_all(questions, pred_path, pipeline, desc=f"{cfg.name}/{rid}",
-                       progress=cfg.progress, redo_failures=redo, fresh=fresh))
+    rows = pipeline.answer_all(questions, pred_path, desc=f"{cfg.name}/{rid}", progress=cfg.progress,
+                               redo_failures=redo, fresh=fresh)   # a system's pipeline answers its own way
     session["answered"] = sum(1 for r in rows if previous.get(r["id"]) != r)
     run_info["predictions"] = predictions_record(rows)
     run_json.write_text(json.dumps(run_info, indent=2))

@@ -26,7 +26,7 @@ from ham.methods.base import Prompt, prompt_length
 from ham.ingest.corpus import Corpus
 from ham.protocols import Assembler, Evaluator, Generator, Retriever
 from ham.retrieve.retriever import Retrieved
-from ham.run.runner import answer_rows
+from ham.run.runner import answer_all, answer_rows
 
 
 @dataclass
@@ -112,6 +112,11 @@ class Pipeline:
         """Rows for ``questions`` through the runner's one answer loop (``ham.run.runner.answer_rows``),
         no file written; ``ham.run.runner.answer_all`` answers a dataset resumably."""
         return answer_rows(list(questions), self)
+
+    def answer_all(self, questions: Sequence[Question], pred_path, **kw) -> list[dict]:
+        """Every question answered resumably into ``pred_path`` (``ham.run.runner.answer_all``;
+        ``kw``: desc, progress, redo_failures, fresh)."""
+        return answer_all(list(questions), pred_path, self, **kw)
 
     def ask(self, question: str | Question) -> dict:
         """One question, answered: its prediction row."""

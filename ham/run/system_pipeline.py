@@ -2,7 +2,7 @@
 megarag``; ``system=none`` is ham's own pipeline): config -> components, then indexing and
 answering, resumably, into the same ``predictions.jsonl`` rows as ham's pipeline writes.
 
-``build_system_pipeline(cfg)`` ingests the corpus as every run does (so gold evidence maps to the
+``ham.run.build.build_system_pipeline(cfg)`` ingests the corpus as every run does (so gold evidence maps to the
 same units), serves the run's encoder on a loopback ``/v1/embeddings`` (``system.embedding_base_url``
 names another endpoint instead), points the system's LLM at ``generator.client.base_url`` (the run's
 generator must be ``generator=openai`` or one built on it: the systems call an OpenAI-compatible
@@ -20,13 +20,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from omegaconf import DictConfig
 
 from ham.run.pipeline import Pipeline
 from ham.run.predictions import read_predictions, rewrite
@@ -118,69 +115,3 @@ def index_totals(records: dict[str, dict]) -> dict:
     for key in ("llm_calls", "llm_failed_calls", "prompt_tokens", "completion_tokens", "embedding_calls", "seconds"):
         out[key] = round(sum(u.get(key, 0) or 0 for u in usage), 3)
     return out
-
-
-def llm_endpoint(gen: DictConfig):
-    """The run's generator (``generator=openai`` family) as the endpoint a system calls: its
-    ``client`` block's server, model and decoding settings, the key from ``client.api_key_env``."""
-    from hydra.utils import instantiate
-
-    from ham.systems.adapter import LLMEndpoint
-
-    if not str(gen.get("_target_") or "").endswith("OpenAIGenerator"):
-        raise ValueError(f"system=... needs an OpenAI-compatible generator (generator=openai and the options built "
-                         f"on it): the system calls the endpoint itself; got {gen.get('_target_')}")
-    client = instantiate(gen.client)
-    if not client.base_url:
-        raise ValueError(f"system=...: generator.client.base_url is not set (nor ${client.base_url_env}): the "
-                         "endpoint the system's LLM calls go to")
-    return LLMEndpoint(base_url=client.base_url, model=client.model, temperature=client.temperature or 0.0,
-                       max_tokens=client.max_tokens, timeout=client.timeout,
-                       api_key=gen.client.get("api_key") or os.environ.get(client.api_key_env))
-
-
-def build_system_pipeline(cfg: DictConfig) -> SystemPipeline:
-    from hydra.utils import instantiate
-
-    from ham.backends.embedding_server import EmbeddingServer
-    from ham.backends.local import seed_everything
-    from ham.cache import FolderCache
-    from ham.conf import instantiate_optional
-    from ham.ingest.corpus import load_corpus
-    from ham.metrics.evaluator import Evaluator
-    from ham.paths import resolve_path
-    from ham.systems.mapping import ContextMapper
-
-    seed_everything(int(cfg.seed))
-    llm = llm_endpoint(cfg.generator)
-    cache = FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
-    corpus = load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
-    encoder = instantiate(cfg.encoder)
-    system = instantiate(cfg.system)
-    servers = []
-    if system.embedding_base_url:
-        embedding = {"base_url": system.embedding_base_url, "model": str(cfg.encoder.get("model") or "embedding"),
-                     "dim": int(encoder.dim), "model_id": getattr(encoder, "model_id", None)}
-    else:
-        server = EmbeddingServer(encoder, model_name=str(cfg.encoder.get("model") or "ham-encoder")).__enter__()
-        servers.append(server)
-        embedding = {"base_url": server.base_url, "model": server.model_name, "dim": server.dim,
-                     "model_id": getattr(encoder, "model_id", None)}
-    work_root = Path(cache.root) / "systems"
-    system.start(llm, embedding, work_root, log_path=work_root / f"{system.system}.log")
-    versions = system.info()
-    print(f"{system.system}: indexing {len(corpus.units)} units ({system.index_scope} scope)", file=sys.stderr)
-    records = system.index(corpus, progress=lambda group, r: print(
-        f"  {group}: {'cached' if r.get('cached') else 'built' if r['ok'] else 'FAILED ' + str(r.get('reason'))}"
-        f" ({(r.get('graph') or {}).get('nodes', 0)} nodes, {(r.get('usage') or {}).get('llm_calls', 0)} LLM calls)",
-        file=sys.stderr))
-    info = {"system": {"name": system.system, "release": system.release, "versions": versions,
-                       "index_scope": system.index_scope, "options": system.options(),
-                       "embedding": {k: v for k, v in embedding.items() if k != "base_url"},
-                       "index": index_totals(records), "groups": records}}
-    judge = instantiate_optional(cfg.judge, cache_root=str(cache.root))
-    evaluator = Evaluator.from_config(cfg.metrics, judge=judge, encoder=encoder)
-    return SystemPipeline(retriever=None, assembler=None,
-                          generator=AnsweredBy(f"{system.system}:{llm.model}", cfg.generator.get("pricing")),
-                          evaluator=evaluator, corpus=corpus, info=info, system=system,
-                          mapper=ContextMapper(corpus.units), servers=servers)

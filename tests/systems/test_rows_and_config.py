@@ -7,7 +7,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from ham.backends.embedding_server import EmbeddingServer
+from ham.systems.embedding_server import EmbeddingServer
 from ham.conf import compose
 from ham.datasets.questions import Evidence, Hop, Question
 from ham.run.identity import run_id
@@ -112,7 +112,7 @@ def test_system_none_keeps_every_earlier_run_id_and_each_system_setting_changes_
 
 
 def test_a_system_run_needs_an_openai_generator_and_its_venv(tmp_path):
-    from ham.run.system_pipeline import build_system_pipeline
+    from ham.run.build import build_system_pipeline
 
     with pytest.raises(ValueError, match="OpenAI-compatible generator"):
         build_system_pipeline(compose(["system=lightrag"], return_hydra_config=False))

@@ -6,7 +6,7 @@ embedding client, with no edit of its code.
         server.base_url                           # http://127.0.0.1:<port>/v1
         server.served                             # {"requests": n, "inputs": n, "tokens": n}
 
-    python -m ham.backends.embedding_server --model minilm --port 8001   # standalone (benchmarks/)
+    python -m ham.systems.embedding_server --model minilm --port 8001   # standalone (benchmarks/)
 
 Requests follow OpenAI's embeddings API: ``input`` a string or a list of strings (token-id lists
 are refused with 400: ham's encoders take text), ``encoding_format`` ``float`` (default) or
