@@ -237,8 +237,9 @@ def _excluded_overrides(reason: str, tiny: list[str], legal: dict) -> list[str]:
     keys = set(_reasons(tiny).get(reason, []))
     overrides = []
     for key, value in flat.items():
-        if key not in keys or key.startswith("paths.") or key == "rerun":
-            continue   # paths: each run below has a fresh root; rerun: a runner mode, tested in tests/run
+        if key not in keys or key.startswith("paths.") or key == "rerun" or key.endswith("_target_"):
+            continue   # paths: each run below has a fresh root; rerun: a runner mode, tested in tests/run;
+            # a _target_ is which option, not a setting of it (logger=wandb runs in tests/integration)
         candidate, ok = _first_legal(cfg, key, legal.get(key, _far(key, value)), value)
         if ok is not None:
             overrides.append(_override(key, candidate))

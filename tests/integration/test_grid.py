@@ -43,7 +43,9 @@ def test_demo_grid_runs_lists_and_resumes(tmp_path):
 
 def test_wandb_offline_mirror(tmp_path):
     secret = "sk-test-do-not-log-0123456789"
-    done = _ham(tmp_path, "logger=wandb", "limit=2", f"+site.api_key={secret}",
+    # a secret in a real setting (the judge's key: the judge is configured, its metrics left out)
+    done = _ham(tmp_path, "logger=wandb", "limit=2", "judge=openai", f"judge.client.api_key={secret}",
+                "metrics.names=[image_f1,image_precision,image_recall]",
                 env={"WANDB_MODE": "offline", "WANDB_API_KEY": ""})
     assert done.returncode == 0, done.stderr[-3000:]
     assert "wandb sync" in done.stdout
