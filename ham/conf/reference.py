@@ -90,7 +90,7 @@ def settings_table(cls, prefix: str = "", where: str = "") -> list[str]:
     return lines
 
 
-def _option_classes(path: Path) -> list[tuple[str, str]]:
+def option_schemas(path: Path) -> list[tuple[str, str]]:
     """(key prefix, class path) of the schemas an option file names."""
     raw = yaml.safe_load(path.read_text()) or {}
     out = []
@@ -132,10 +132,10 @@ def render() -> str:
         for option in options:
             path = CONF_DIR / group / f"{option}.yaml"
             built = ", ".join(f"`{p.rpartition('.')[2]}`" + (f" (`{pre.rstrip('.')}`)" if pre else "")
-                              for pre, p in _option_classes(path)) or _based_on(path)
+                              for pre, p in option_schemas(path)) or _based_on(path)
             out.append(f"| `{option}` | {built} | {_cell(_first_line(path))} |")
         out.append("")
-        placed = {p: pre for o in options for pre, p in reversed(_option_classes(CONF_DIR / group / f"{o}.yaml"))}
+        placed = {p: pre for o in options for pre, p in reversed(option_schemas(CONF_DIR / group / f"{o}.yaml"))}
         if group in PLAIN_GROUPS:
             placed = {PLAIN_GROUPS[group]: "", **placed}
         for path, pre in placed.items():

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ham.datasets.pages import gold_page_key
-from ham.datasets.questions import Evidence, Question
+from ham.datasets.questions import Evidence, Question, read_all
 from ham.records import jsonl_records
 
 # raw label -> kind; both label families of the real file
@@ -224,8 +224,4 @@ class MmdocirReader:
         return iter_mmdocir(path, problems)
 
     def read(self, path: str | Path) -> tuple[list[Question], list[str]]:
-        problems: list[str] = []
-        try:
-            return list(iter_mmdocir(path, problems)), problems
-        except (OSError, UnicodeDecodeError) as exc:
-            return [], problems + [f"{path}: cannot read the annotations file ({exc})"]
+        return read_all(iter_mmdocir, path, "the annotations file")

@@ -45,7 +45,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ham.datasets.questions import Evidence, Question, collect_questions
+from ham.datasets.questions import Evidence, Question, collect_questions, read_all
 from ham.records import jsonl_records
 
 _TEXT_CITE = re.compile(r"\[(\d+)\]")
@@ -154,8 +154,4 @@ class MmdocragReader:
         return iter_mmdocrag(path, problems)
 
     def read(self, path: str | Path) -> tuple[list[Question], list[str]]:
-        problems: list[str] = []
-        try:
-            return list(iter_mmdocrag(path, problems)), problems
-        except (OSError, UnicodeDecodeError) as exc:
-            return [], problems + [f"{path}: cannot read the questions file ({exc})"]
+        return read_all(iter_mmdocrag, path, "the questions file")

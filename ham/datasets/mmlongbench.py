@@ -29,7 +29,7 @@ from typing import Iterator
 
 from ham.datasets.mmdocir import normalise_type
 from ham.datasets.pages import gold_page_key
-from ham.datasets.questions import Question
+from ham.datasets.questions import Question, read_all
 from ham.records import records
 
 FORMATS = ("Str", "Int", "Float", "List", "None")
@@ -97,8 +97,4 @@ class MmlongbenchReader:
     format = "mmlongbench"
 
     def read(self, path: str | Path) -> tuple[list[Question], list[str]]:
-        problems: list[str] = []
-        try:
-            return list(iter_mmlongbench(path, problems)), problems
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            return [], problems + [f"{path}: cannot read the samples file ({exc})"]
+        return read_all(iter_mmlongbench, path, "the samples file", (OSError, UnicodeDecodeError, ValueError))

@@ -142,6 +142,17 @@ def parse_question(obj: dict) -> Question:
     return Question(**data)
 
 
+def read_all(iterate: Callable[[str | Path, list[str]], Iterator[Question]], path: str | Path, what: str,
+             errors: tuple[type[BaseException], ...] = (OSError, UnicodeDecodeError)) -> tuple[list[Question], list[str]]:
+    """Every question ``iterate(path, problems)`` yields, and the problems it reported; a file that
+    cannot be read at all (``errors``) gives no questions and one problem naming it as ``what``."""
+    problems: list[str] = []
+    try:
+        return list(iterate(path, problems)), problems
+    except errors as exc:
+        return [], problems + [f"{path}: cannot read {what} ({exc})"]
+
+
 def collect_questions(records: Iterator[tuple[int, object]],
                       make: Callable[[object], tuple[Question, str | None]],
                       path: Path, problems: list[str]) -> list[Question]:

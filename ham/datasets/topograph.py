@@ -47,7 +47,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from ham.datasets.questions import Evidence, EvidencePoint, Hop, Question
+from ham.datasets.questions import Evidence, EvidencePoint, Hop, Question, read_all
 from ham.records import records
 
 ID_KEYS = ("question_id", "mh_id", "sq_id", "sh_id")
@@ -246,8 +246,4 @@ class TopographReader:
         return iter_topograph(path, problems)
 
     def read(self, path: str | Path) -> tuple[list[Question], list[str]]:
-        problems: list[str] = []
-        try:
-            return list(iter_topograph(path, problems)), problems
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            return [], problems + [f"{path}: cannot read the questions file ({exc})"]
+        return read_all(iter_topograph, path, "the questions file", (OSError, UnicodeDecodeError, ValueError))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ham.datasets.pages import gold_page_key
-from ham.datasets.questions import Question
+from ham.datasets.questions import Question, read_all
 from ham.ingest import vidore
 
 
@@ -83,8 +83,4 @@ class VidoreReader:
     format = "vidore"
 
     def read(self, path: str | Path) -> tuple[list[Question], list[str]]:
-        problems: list[str] = []
-        try:
-            return list(iter_vidore(path, problems)), problems
-        except OSError as exc:
-            return [], problems + [f"{path}: cannot read the set ({exc})"]
+        return read_all(iter_vidore, path, "the set", (OSError,))

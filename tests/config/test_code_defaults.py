@@ -11,24 +11,15 @@ import yaml
 from omegaconf import OmegaConf
 
 from ham.conf import compose, option_files
-from ham.conf.schema import COMPONENTS, load
+from ham.conf.reference import option_schemas
+from ham.conf.schema import load
 from ham.settings import settings_of
 
 
-def _class(group: str, name: str):
-    return load(next(p for p in COMPONENTS[group] if p.rpartition(".")[2] == name))
-
-
-def _schemas(raw: dict) -> dict[str, type]:
-    """Key prefix -> the class a ``/schema/<group>/<Class>@<package>`` defaults entry names."""
-    found = {}
-    for entry in raw.get("defaults") or []:
-        if isinstance(entry, str) and entry.startswith("/schema/"):
-            path, _, package = entry[len("/schema/"):].partition("@")
-            group, _, name = path.partition("/")
-            if name != "Nothing":
-                found["" if package in ("", "_here_") else package + "."] = _class(group, name)
-    return found
+def _schemas(path) -> dict[str, type]:
+    """Key prefix -> the class each ``/schema/<group>/<Class>@<package>`` entry of the file names
+    (the reading docs/options.md is generated from)."""
+    return {prefix: load(cls) for prefix, cls in option_schemas(path)}
 
 
 def _flat(data, prefix=""):
@@ -41,13 +32,13 @@ def _flat(data, prefix=""):
 
 
 NEEDS = {("dataset", "custom"): ["dataset.path=manuals"], ("dataset", "mramg"): ["dataset.path=mramg"]}   # an option whose required settings the user gives
-OPTIONS = [(g, o, f) for g, o, f in option_files() if _schemas(yaml.safe_load(f.read_text()) or {})]
+OPTIONS = [(g, o, f) for g, o, f in option_files() if _schemas(f)]
 
 
 @pytest.mark.parametrize("group,option,path", OPTIONS, ids=[f"{g}/{o}" for g, o, _ in OPTIONS])
 def test_option_files_set_only_what_differs_from_the_code(group, option, path):
     raw = yaml.safe_load(path.read_text()) or {}
-    schemas = _schemas(raw)
+    schemas = _schemas(path)
     restated = []
     for key, value in _flat(raw):
         prefix, _, name = key.rpartition(".")
@@ -67,7 +58,7 @@ def test_what_an_option_leaves_out_is_the_code_default(group, option, path):
     raw = yaml.safe_load(path.read_text()) or {}
     set_here = {key for key, _ in _flat(raw)}
     node = OmegaConf.to_container(compose([f"{group}={option}", *NEEDS.get((group, option), [])], return_hydra_config=False)[group], resolve=False)
-    for prefix, cls in _schemas(raw).items():
+    for prefix, cls in _schemas(path).items():
         sub = node
         for part in filter(None, prefix.split(".")):
             sub = sub[part]
