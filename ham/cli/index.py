@@ -1,6 +1,8 @@
 """``ham-index [OVERRIDE ...]``: ingest and index a corpus without answering questions."""
 from __future__ import annotations
 
+import sys
+
 
 def index_corpus(cfg) -> dict:
     """Ingest, summaries, descriptions, embeddings and indexes of ``cfg``'s corpus, no questions."""
@@ -11,6 +13,7 @@ def index_corpus(cfg) -> dict:
     cache = configured_cache(cfg)
     corpus = load_configured_corpus(cfg, cache)
     indexed = build_offline(cfg, corpus, cache)
+    print(corpus.report["summary"].rstrip(), file=sys.stderr)   # built or reused: what was read, skipped, excluded
     return {"corpus": str(corpus.root), "corpus_hash": corpus.content_hash, "units": len(corpus.units),
             "encoder": indexed.encoder.model_id, "cache_root": str(cache.root), **indexed.info}
 

@@ -47,7 +47,8 @@ def load_corpus(root: str | Path, cache: FolderCache, units=None) -> Corpus:
 
     def build(folder: Path) -> None:
         docs, report = ingest_corpus(root)
-        log.info("%s", report.summary())
+        # debug only: the run prints the (cached) summary on every run, built or reused (ham.run.job)
+        log.debug("%s", report.summary())
         write_jsonl(folder / "documents.jsonl", (d.to_dict() for d in docs))
         (folder / "ingest_report.json").write_text(json.dumps(report.to_dict(), indent=2))
         (folder / "ingest_summary.txt").write_text(report.summary() + "\n")

@@ -48,9 +48,13 @@ def test_ham_index_builds_then_reuses(tmp_path, monkeypatch, capsys):
     argv = ["ham-index", *_overrides(tmp_path), "progress=false", f"hydra.run.dir={tmp_path / 'hydra'}"]
     monkeypatch.setattr(sys, "argv", argv)
     index_main()
-    first = _summary(capsys.readouterr().out)
+    out = capsys.readouterr()
+    first = _summary(out.out)
+    assert out.err.count("ingest: ") == 1, "the ingest report is printed once, not logged and printed"
     index_main()
-    second = _summary(capsys.readouterr().out)
+    out = capsys.readouterr()
+    second = _summary(out.out)
+    assert out.err.count("ingest: ") == 1, "a reused ingest still reports what was read"
     assert not first["text"]["reused"] and second["text"]["reused"] and second["image"]["reused"]
     assert first["text"]["key"] == second["text"]["key"] and first["units"] == second["units"] > 0
     assert (tmp_path / "cache" / "index" / first["text"]["key"] / "dense.faiss").exists()
