@@ -65,6 +65,9 @@ def main() -> None:
                   f"({m['mapped_share']}), by kind "
                   + ", ".join(f"{k} {v['mapped']}/{v['items']}" for k, v in m["by_kind"].items()) + "; "
                   + ", ".join(f"{k} {v:.3f}" if v is not None else f"{k} -" for k, v in r["metrics"].items()))
+            for where, reasons in (("index", i.get("llm_failure_reasons")), ("query", q.get("llm_failure_reasons"))):
+                for reason, n in (reasons or {}).items():
+                    print(f"  {system} {where}: {n} failed LLM call(s): {reason}")
 
 
 if __name__ == "__main__":

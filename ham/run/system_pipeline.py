@@ -98,7 +98,16 @@ def query_totals(rows: list[dict]) -> dict:
     totals = {k: round(sum(u.get(k, 0) or 0 for u in usages), 3) for k in keys}
     n = len(rows)
     return {"questions": n, **totals, "per_question": {k: round(v / n, 3) if n else None for k, v in totals.items()},
+            "llm_failure_reasons": _reasons(usages),
             "failures": dict(Counter(r["failure"]["reason"] for r in rows if r.get("failure")))}
+
+
+def _reasons(usages: list[dict]) -> dict:
+    """Failed LLM calls by reason, summed over the wrappers' usage records."""
+    total: Counter = Counter()
+    for u in usages:
+        total.update(u.get("llm_failure_reasons") or {})
+    return dict(total.most_common())
 
 
 def index_totals(records: dict[str, dict]) -> dict:
@@ -114,4 +123,5 @@ def index_totals(records: dict[str, dict]) -> dict:
            else sum((r.get("graph") or {}).get("communities") or 0 for r in ok)}
     for key in ("llm_calls", "llm_failed_calls", "prompt_tokens", "completion_tokens", "embedding_calls", "seconds"):
         out[key] = round(sum(u.get(key, 0) or 0 for u in usage), 3)
+    out["llm_failure_reasons"] = _reasons(usage)
     return out

@@ -263,9 +263,18 @@ class RAGAnythingSystem(GraphSystem):
     hands it the corpus as its content list (``insert_content_list``), not PDFs for MinerU."""
 
     system, wrapper, release = "raganything", "raganything_wrapper.py", "raganything==1.4.3"
+    index_options = ("tokenizer", "images_to_llm")
 
-    def __init__(self, query_mode: QueryMode = "mix", **kwargs) -> None:
+    def __init__(self, query_mode: QueryMode = "mix",
+                 images_to_llm: Annotated[bool, Doc(
+                     "send each image to the run's LLM as an image part when RAG-Anything describes it (a "
+                     "vision endpoint); false: its prompt (caption, surrounding text) alone, as text")] = False,
+                 **kwargs) -> None:
         super().__init__(query_mode=query_mode, **kwargs)
+        self.images_to_llm = images_to_llm
+
+    def options(self) -> dict:
+        return {**super().options(), "images_to_llm": self.images_to_llm}
 
 
 class MegaRAGSystem(GraphSystem):

@@ -106,6 +106,8 @@ def test_system_none_keeps_every_earlier_run_id_and_each_system_setting_changes_
     assert lightrag != plain != _id("generator=openai", "system=hipporag")
     assert _id("generator=openai", "system=lightrag", "system.index_scope=corpus") != lightrag
     assert _id("generator=openai", "system=lightrag", "system.query_mode=hybrid") != lightrag
+    raganything = _id("generator=openai", "system=raganything")
+    assert _id("generator=openai", "system=raganything", "system.images_to_llm=true") != raganything
     # where the venv lives, the embedding endpoint and concurrency do not change results
     assert _id("generator=openai", "system=lightrag", "system.venv=/elsewhere", "system.llm_max_async=9",
                "system.embedding_base_url=http://127.0.0.1:9/v1") == lightrag

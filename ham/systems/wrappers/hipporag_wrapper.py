@@ -97,8 +97,8 @@ class HippoRAGWrapper:
         def metered(*args, **kwargs):
             try:
                 message, metadata, *rest = infer(*args, **kwargs)
-            except Exception:
-                self.meter.add(llm_failed_calls=1)
+            except Exception as exc:
+                self.meter.failed(exc)
                 raise
             if not (metadata or {}).get("cache_hit"):
                 self.meter.add(llm_calls=1, prompt_tokens=(metadata or {}).get("prompt_tokens", 0),

@@ -31,8 +31,14 @@ def llm_function(config: dict, meter: Meter):
 
     llm = config["llm"]
     tracker = MeteredTracker(meter)
+    images_to_llm = bool((config.get("options") or {}).get("images_to_llm"))
 
     async def complete(prompt, system_prompt=None, history_messages=None, **kwargs):
+        # RAG-Anything's image processor calls the LLM with the image (image_data, base64) when no
+        # vision model is set; the OpenAI API takes it only as a content part of the message
+        image = kwargs.pop("image_data", None)
+        if image and images_to_llm:
+            kwargs["messages"] = with_image(prompt, image, system_prompt, history_messages or [])
         kwargs.pop("hashing_kv", None)
         kwargs.pop("keyword_extraction", None)
         kwargs.pop("entity_extraction", None)
@@ -46,13 +52,32 @@ def llm_function(config: dict, meter: Meter):
                 llm["model"], prompt, system_prompt=system_prompt, history_messages=history_messages or [],
                 base_url=llm["base_url"], api_key=config["api_key"], token_tracker=tracker,
                 timeout=llm.get("timeout"), **kwargs)
-        except Exception:
-            meter.add(llm_failed_calls=1)
+        except Exception as exc:
+            meter.failed(exc)
             raise
         meter.add(llm_calls=1)
         return reply
 
     return complete
+
+
+def image_mime(b64: str) -> str:
+    """The MIME type of base64-encoded image bytes, from their magic number."""
+    import base64
+
+    head = base64.b64decode(b64[:16] + "=" * (-len(b64[:16]) % 4))
+    for magic, mime in ((b"\x89PNG", "image/png"), (b"\xff\xd8", "image/jpeg"), (b"GIF8", "image/gif"),
+                        (b"RIFF", "image/webp")):
+        if head.startswith(magic):
+            return mime
+    return "application/octet-stream"
+
+
+def with_image(prompt: str, image_b64: str, system_prompt: str | None, history: list) -> list[dict]:
+    """The chat messages of a prompt with one image, as an OpenAI-compatible vision endpoint takes them."""
+    user = {"role": "user", "content": [{"type": "text", "text": prompt}, {
+        "type": "image_url", "image_url": {"url": f"data:{image_mime(image_b64)};base64,{image_b64}"}}]}
+    return ([{"role": "system", "content": system_prompt}] if system_prompt else []) + list(history) + [user]
 
 
 def embedding_function(config: dict, meter: Meter):

@@ -56,19 +56,31 @@ class Meter:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.totals = dict.fromkeys(self.FIELDS, 0)
+        self.failures: dict[str, int] = {}   # failed LLM calls by reason, "ExceptionType: first words"
 
     def add(self, **counts) -> None:
         with self._lock:
             for key, value in counts.items():
                 self.totals[key] += int(value or 0)
 
+    def failed(self, exc: BaseException) -> None:
+        """One failed LLM call, counted by reason (the exception's type and the start of its message)."""
+        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:80]}".rstrip(": ")
+        with self._lock:
+            self.totals["llm_failed_calls"] += 1
+            self.failures[reason] = self.failures.get(reason, 0) + 1
+
     def snapshot(self) -> dict:
         with self._lock:
-            return dict(self.totals)
+            return {**self.totals, "llm_failure_reasons": dict(self.failures)}
 
     def since(self, before: dict, started: float) -> dict:
         now = self.snapshot()
         out = {k: now[k] - before.get(k, 0) for k in self.FIELDS}
+        earlier = before.get("llm_failure_reasons") or {}
+        reasons = {r: n - earlier.get(r, 0) for r, n in now["llm_failure_reasons"].items() if n > earlier.get(r, 0)}
+        if reasons:
+            out["llm_failure_reasons"] = reasons
         out["seconds"] = round(time.perf_counter() - started, 3)
         return out
 
