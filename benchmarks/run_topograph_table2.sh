@@ -16,7 +16,7 @@ OUT=${OUT:-outputs/table2}
 NAME=${NAME:-demo_topology}
 SCOPE=${SCOPE:-corpus}
 DATASET=${DATASET:-}
-SYSTEMS=${SYSTEMS:-lightrag,hipporag,raganything}   # megarag: no wrapper yet (docs/systems.md)
+SYSTEMS=${SYSTEMS:-lightrag,hipporag,raganything}   # megarag also needs system.embedding_model=<GME folder> and a vision MODEL (docs/systems.md)
 VLLM_PYTHON=${VLLM_PYTHON:-python}
 EXTRA=${EXTRA:-}
 mkdir -p "$OUT"

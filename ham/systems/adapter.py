@@ -19,7 +19,9 @@ their kind, text, page, box and image file; each wrapper turns them into its sys
 from __future__ import annotations
 
 import json
+import logging
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +30,11 @@ from typing import Annotated
 from ham.cache import key_of
 from ham.datasets.evidence import doc_key, doc_keys
 from ham.datasets.questions import Question
-from ham.settings import Doc, NotResult, OneOf, Range
+from ham.settings import Doc, Model, NotResult, OneOf, Range
 from ham.systems.client import WRAPPERS, WrapperProcess
 
 SCOPES = ("document", "corpus")
+log = logging.getLogger("ham.systems")
 
 
 @dataclass
@@ -279,11 +282,78 @@ class RAGAnythingSystem(GraphSystem):
 
 class MegaRAGSystem(GraphSystem):
     """MegaRAG (AI-Application-and-Integration-Lab), commit ca7c627: multimodal KG over page
-    assets, two-round refinement, ``mix_two_step`` answering (its query script's settings)."""
+    assets (page text, page image, figure crops), one refinement round, ``mix_two_step``
+    answering (its query script's settings). Its retrieval embeds texts and page images with
+    GME (``mm_embedding: gme``, the weights in ``embedding_model``); ``endpoint_text`` is a
+    stand-in for plumbing checks (texts through the run's encoder, images as their page text or
+    caption), not MegaRAG's retrieval: it is logged at start, recorded in every row's ``system``
+    and, as a setting, in the run id. A document's pages are rendered from its PDF where it has
+    one (``pdf`` in the DOC the wrapper gets)."""
 
     system, wrapper, release = "megarag", "megarag_wrapper.py", "megarag@ca7c627c1e8885b729585fcc6e80062fed5aba2b"
+    index_options = ("tokenizer", "mm_embedding", "embedding_model", "entity_types", "page_chars")
 
     def __init__(self, query_mode: QueryMode = "mix_two_step",
                  chunk_top_k: Annotated[int | None, Range(1), Doc("chunks kept for the answer prompt (its query "
-                                                                  "script's 6)")] = 6, **kwargs) -> None:
+                                                                  "script's 6)")] = 6,
+                 mm_embedding: Annotated[str, OneOf("gme", "endpoint_text"), Doc(
+                     "gme: MegaRAG's retrieval (GME text+image embeddings, embedding_model); endpoint_text: a "
+                     "STAND-IN for plumbing checks, not MegaRAG's retrieval (texts through the run's encoder, "
+                     "images as their page text or caption)")] = "gme",
+                 embedding_model: Annotated[str | None, Model(), Doc(
+                     "a local folder of Alibaba-NLP/gme-Qwen2-VL-2B-Instruct (mm_embedding=gme; nothing is "
+                     "downloaded at run time)")] = None,
+                 entity_types: Annotated[str | None, Doc(
+                     "comma-separated entity types for extraction (its template's entity_types, a placeholder "
+                     "to be set per domain); None: MegaRAG's default (LightRAG's organization, person, geo, event, "
+                     "category)")] = None,
+                 page_chars: Annotated[int, Range(1), Doc(
+                     "a document ham reads without pages (HTML, Markdown) is cut into pages of at most this many "
+                     "characters at unit boundaries (MegaRAG's unit is the page)")] = 3000,
+                 **kwargs) -> None:
         super().__init__(query_mode=query_mode, chunk_top_k=chunk_top_k, **kwargs)
+        self.mm_embedding, self.embedding_model = mm_embedding, embedding_model
+        self.entity_types, self.page_chars = entity_types, page_chars
+
+    def options(self) -> dict:
+        types = [t.strip() for t in (self.entity_types or "").split(",") if t.strip()] or None
+        return {**super().options(), "mm_embedding": self.mm_embedding, "embedding_model": self.embedding_model,
+                "entity_types": types, "page_chars": self.page_chars}
+
+    def start(self, llm: LLMEndpoint, embedding: dict, work_root: Path, log_path: Path) -> None:
+        if self.mm_embedding == "gme" and not self.embedding_model:
+            raise ValueError("system=megarag: mm_embedding=gme (MegaRAG's retrieval) needs system.embedding_model, a "
+                             "local folder of Alibaba-NLP/gme-Qwen2-VL-2B-Instruct; for a plumbing check without it, "
+                             "system.mm_embedding=endpoint_text (a stand-in, not MegaRAG's retrieval)")
+        if self.mm_embedding == "endpoint_text":
+            message = ("system=megarag with mm_embedding=endpoint_text: STAND-IN embeddings, not MegaRAG's retrieval "
+                       "(GME); its numbers are plumbing checks only")
+            log.warning(message)
+            print(f"WARNING: {message}", file=sys.stderr)
+        super().start(llm, embedding, work_root, log_path)
+
+    def groups(self, corpus) -> dict[str, list[dict]]:
+        groups = super().groups(corpus)
+        for docs in groups.values():
+            for doc in docs:
+                doc["pdf"] = pdf_of(Path(corpus.root), doc["source"])
+        return groups
+
+    def query(self, question: Question) -> dict:
+        reply = super().query(question)
+        reply.setdefault("embedding", {"mm_embedding": self.mm_embedding,
+                                       "megarags_retrieval": self.mm_embedding == "gme"})
+        return reply
+
+
+def pdf_of(root: Path, source: str) -> str | None:
+    """The PDF a document's pages are pages of: the source itself, or MinerU's ``<name>_origin.pdf``
+    beside its ``<name>_content_list.json`` / ``_middle.json``; None when there is none."""
+    path = root / source
+    if path.suffix.lower() == ".pdf":
+        return str(path) if path.exists() else None
+    for tail in ("_content_list.json", "_middle.json", "_content_list_v2.json"):
+        if path.name.endswith(tail):
+            origin = path.with_name(path.name[: -len(tail)] + "_origin.pdf")
+            return str(origin) if origin.exists() else None
+    return None

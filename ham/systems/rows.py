@@ -21,11 +21,13 @@ def context_items(context: dict) -> list[ContextItem]:
     """The protocol's CONTEXT as items in the system's order: entities, relations, chunks, images."""
     items = []
     for e in context.get("entities") or []:
-        name, kind = e.get("entity_name") or e.get("name") or "", e.get("entity_type") or e.get("type") or ""
+        name = e.get("entity_name") or e.get("entity") or e.get("name") or ""   # LightRAG 1.5 | 1.4 (MegaRAG)
+        kind = e.get("entity_type") or e.get("type") or ""
         items.append(ContextItem("entity", f"{name} ({kind}): {e.get('description') or ''}".strip(),
                                  doc=e.get("file_path"), raw=e))
     for r in context.get("relations") or []:
-        src, tgt = r.get("src_id") or r.get("source") or "", r.get("tgt_id") or r.get("target") or ""
+        src = r.get("src_id") or r.get("entity1") or r.get("source") or ""
+        tgt = r.get("tgt_id") or r.get("entity2") or r.get("target") or ""
         text = f"{src} -> {tgt} ({r.get('keywords') or ''}): {r.get('description') or ''}"
         items.append(ContextItem("relation", text, doc=r.get("file_path"), raw=r))
     for c in context.get("chunks") or []:
@@ -83,5 +85,7 @@ def system_row(question: Question, reply: dict, mapper: ContextMapper, units: di
            "system": {"name": system, "group": reply.get("group"), "index_key": reply.get("index_key"),
                       "usage": usage, "context": reply.get("context"), "raw": reply.get("raw"),
                       "mapping": as_dicts(mapped), "coverage": coverage(mapped)}}
+    if reply.get("embedding"):   # what embedded the system's retrieval (MegaRAG: GME or a stand-in)
+        row["system"]["embedding"] = reply["embedding"]
     row["metrics"] = evaluator(question, text_rows, image_rows, answer) if evaluator is not None else {}
     return row

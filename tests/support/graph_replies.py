@@ -21,6 +21,14 @@ HippoRAG 2 (``hipporag/prompts/templates``):
     QA               ``Thought: ... Answer: <first sentence of the first passage>``
 RAG-Anything (``raganything/prompt.py``) image / table analysis:
     ``{"detailed_description": ..., "entity_info": {"entity_name", "entity_type", "summary"}}``
+MegaRAG (``megarag/prompt.py`` at ca7c627, on LightRAG 1.4.3's delimiters):
+    extraction       its multimodal prompts (the page's "Primary Image Document OCR Text", with
+                     "Knowledge Graph Data" in the refinement round): LightRAG 1.4's
+                     ``("entity"<|>...)##`` records over the page text, then ``<|COMPLETE|>``
+    keywords         LightRAG 1.4.3's prompt ("Current Query"): the same JSON
+    summary          LightRAG 1.4.3's ("comprehensive summary"): the first description
+    answers          the KG and the page branch: the first chunk's first sentence; the two-step
+                     merge ("two independent answers"): the KG answer, else the page answer
 
 Entities are the text's capitalised words and phrases (a real, if crude, rule), at most
 ``max_entities`` per chunk, linked in order of appearance. ``seen`` counts requests per kind.
@@ -93,6 +101,20 @@ class GraphReplies:
     def reply(self, system: str, user: str, both: str) -> tuple[str, str]:
         if "Based on the last extraction task" in user or "MANY entities and relationships were missed" in both:
             return "gleaning", "<|COMPLETE|>"
+        if "Primary Image Document OCR Text:" in user:   # MegaRAG: init and refinement rounds
+            text = _after(user, "Primary Image Document OCR Text:").split("Additional Layout Detection Images:")[0]
+            return ("mm_refine" if "Knowledge Graph Data:" in user else "mm_extraction"), self._rows_14(text)
+        if "two independent answers" in both:             # MegaRAG's mix_two_step merge
+            kg = _after(system, "**Answer from Knowledge Graph**:").split("- **Answer from Document Images**")[0]
+            image = _after(system, "**Answer from Document Images**:").split("---Goal---")[0]
+            chosen = kg if kg.strip() and "[no-context]" not in kg else image
+            return "two_step", first_sentence(chosen) or "No answer."
+        if "Current Query:" in both and "high_level_keywords" in both:   # LightRAG 1.4.3 (MegaRAG)
+            query = _after(both, "Current Query:").split("######")[0]
+            words = [w for w in re.findall(r"[A-Za-z][A-Za-z]+", query) if len(w) > 3][:6]
+            return "keywords", json.dumps({"high_level_keywords": words[:2], "low_level_keywords": words[2:]})
+        if "responsible for generating a comprehensive summary" in both:   # LightRAG 1.4.3's summary
+            return "summary", first_sentence(_after(user, "Description List:").split("#######")[0]) or "A summary."
         if "---Input Text---" in user or "<Input Text>" in user:
             text = _between(user, "```", "```") or _after(both, "Text:")
             delim = "<|#|>" if "<|#|>" in both else "<|>"

@@ -127,16 +127,6 @@ def test_a_system_run_needs_an_openai_generator_and_its_venv(tmp_path):
         system.info()
 
 
-def test_megarag_composes_but_says_its_wrapper_is_missing(tmp_path):
-    from ham.systems.adapter import LLMEndpoint, MegaRAGSystem
-
-    cfg = compose(["system=megarag", "generator=openai"], return_hydra_config=False)
-    assert cfg.system.query_mode == "mix_two_step" and cfg.system.chunk_top_k == 6
-    with pytest.raises(FileNotFoundError, match="megarag_wrapper.py is not written yet"):
-        MegaRAGSystem().start(LLMEndpoint("http://127.0.0.1:9/v1", "m"), {"base_url": "x", "model": "e", "dim": 4},
-                              tmp_path, tmp_path / "log")
-
-
 def test_system_settings_are_checked_at_compose_time():
     from ham.conf import ConfigError
 
