@@ -79,6 +79,16 @@ def offline_parts(cfg: DictConfig, progress: bool | None = None) -> OfflineParts
     return parts
 
 
+def configured_engine(cfg: DictConfig):
+    """The ``engine`` group: where a sharded index build (``index.shard_size``) runs its shards,
+    in this process, on Ray or as a Slurm array (``ham.run.engines``); the in-process loop when
+    the config has no engine (one read back from an older run folder)."""
+    from ham.run.engines import LocalEngine
+
+    node = cfg.get("engine")
+    return instantiate(node, _convert_="all") if node is not None and node.get("_target_") else LocalEngine()
+
+
 def build_offline(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> Indexed:
     """Summaries, descriptions, embeddings and indexes of ``corpus`` under ``cfg`` (cached)."""
     return build_index(corpus, cache, offline_parts(cfg))
