@@ -1,0 +1,51 @@
+"""engine=slurm on the single-node Slurm test cluster (slurm/local_cluster.sh, the fixture of
+test_local_cluster.py): the shards run as one submitit job array, the merged index equals the
+in-process build, and a lost shard is rebuilt alone on rerun."""
+import os
+import re
+import subprocess
+
+import pytest
+
+from ham.cache import FolderCache
+from ham.index.dense import FlatSpec
+from ham.index.shards import build_sharded, remove_shard
+from ham.paths import PROJECT_ROOT
+from ham.run.engines import LocalEngine, Recording, SlurmEngine
+from tests.slurm.test_local_cluster import cluster  # noqa: F401  (the module's cluster fixture)
+from tests.support.shard_builds import WordEncoder, assert_same_index, corpus
+
+pytestmark = [pytest.mark.slow, pytest.mark.slurm]
+
+
+def test_a_slurm_array_build_equals_the_in_process_one(cluster, tmp_path, monkeypatch):  # noqa: F811
+    for key, value in cluster.items():   # SLURM_CONF: where sbatch, squeue and sacct find the cluster
+        monkeypatch.setenv(key, value)
+    # the jobs import ham and the test encoder (tests.support) as this process does
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])))
+    ids, texts = corpus(100)
+    encoder = WordEncoder()
+    local, _ = build_sharded(ids, texts, encoder, FlatSpec(), FolderCache(tmp_path / "local"), shard_size=25,
+                             engine=LocalEngine())
+
+    def engine():
+        return Recording(SlurmEngine(folder=str(tmp_path / "submitit" / "%j"), cpus_per_task=1, mem_gb=1,
+                                     timeout_min=10, array_parallelism=4, job_name="ham-index-test"))
+
+    first = engine()
+    on_slurm, _ = build_sharded(ids, texts, encoder, FlatSpec(), FolderCache(tmp_path / "slurm"), shard_size=25,
+                                engine=first)
+    assert [s["status"] for s in first.builds[0]] == ["built"] * 4
+    jobs = sorted(p.name for p in (tmp_path / "submitit").iterdir() if re.fullmatch(r"\d+_\d+", p.name))
+    assert len(jobs) == 4 and len({j.split("_")[0] for j in jobs}) == 1, jobs   # one Slurm array of four jobs
+    states = subprocess.run(["sacct", "-n", "-X", "-j", jobs[0].split("_")[0], "-o", "State"], env=cluster,
+                            capture_output=True, text=True).stdout.split()
+    assert states and set(states) == {"COMPLETED"}, states
+    assert_same_index(local, on_slurm, encoder)
+
+    remove_shard(tmp_path / "slurm", first.builds[0][1]["key"])   # a lost shard
+    again = engine()
+    rebuilt, _ = build_sharded(ids, texts, encoder, FlatSpec(), FolderCache(tmp_path / "slurm"), shard_size=25,
+                               engine=again)
+    assert [s["status"] for s in again.builds[0]] == ["reused", "built", "reused", "reused"]
+    assert_same_index(local, rebuilt, encoder)
