@@ -9,6 +9,8 @@ Cache entries (``<cache root>/<kind>/<key>/``), each keyed by what determines it
                                                                 x configured window x long_text mode
   bm25/        the bm25s index                                 key: the exact strings
   index/       dense.faiss, meta.json                          key: embeddings key x index config
+  shards/, sharded/   with ``index.shard_size`` (``ham.index.shards``): the same per shard, then one
+               merged index                                    key: the shard keys x index config
   summaries/, descriptions/   one JSON per model call          key: model id x prompt version x inputs
 
 Keying on the strings themselves, rather than on names, covers the corpus content, the
@@ -58,8 +60,14 @@ def index_modality(units: list, modality: str, representer: Representer, encoder
     ids, texts = [u.unit_id for u in units], [representer(u) for u in units]
     sparse = [representer.sparse(u) for u in units]
     meta = {"corpus": corpus_hash, "modality": modality, "representation": representer.key(modality)}
-    index, info = index_strings(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
-                                contents=[u.content for u in units])
+    if getattr(spec, "shard_size", None):   # index.shard_size / index=ivf_ondisk: ham.index.shards
+        from ham.index.shards import build_sharded
+
+        index, info = build_sharded(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
+                                    contents=[u.content for u in units])
+    else:
+        index, info = index_strings(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
+                                    contents=[u.content for u in units])
     info["seconds"] = round(time.perf_counter() - started, 3)
     return index, info
 
