@@ -41,6 +41,7 @@ import numpy as np
 
 from ham.cache import FolderCache, key_of
 from ham.index.dense import FaissSpec, IVFOnDiskSpec, training_rows
+from ham.index.digest import INDEX_VERSION, strings_digest
 from ham.index.encoders import BatchedEncoder
 from ham.index.hybrid import HybridIndex
 from ham.index.ondisk import ShardedVectors, StreamedBM25, UnitIds, UnitIdsWriter, build_bm25, term_counts
@@ -67,8 +68,6 @@ class ShardTask:
 
 
 def _digest(ids: Sequence[str], texts: Sequence[str]) -> str:
-    from ham.index.build import strings_digest
-
     return strings_digest(list(ids), list(texts))
 
 
@@ -116,8 +115,6 @@ def plan_shards(ids: Sequence[str], texts: Sequence[str], contents: Sequence[str
 
 
 def shard_key(task: ShardTask, encoder: BatchedEncoder) -> str:
-    from ham.index.build import INDEX_VERSION
-
     window = encoder.window_setting
     windowed = task.contents is not None and encoder.long_text == "windows"
     sparse = None if task.sparse_texts is None else _digest(task.ids, task.sparse_texts)
@@ -225,8 +222,6 @@ def _lexical(files: list[Path], folder: Path) -> None:
 def merge_shards(results: list[dict], spec: FaissSpec, cache_root: str | Path | None = None,
                  meta: dict | None = None) -> tuple[HybridIndex, dict]:
     """One index over the shards ``run_shard`` returned, in shard order (module docstring)."""
-    from ham.index.build import INDEX_VERSION
-
     results = _ordered(results)
     folders = [Path(r["folder"]) for r in results]
     cache = FolderCache(cache_root if cache_root is not None else folders[0].parent.parent)
