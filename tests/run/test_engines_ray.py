@@ -71,3 +71,35 @@ def test_a_failing_shard_on_ray_is_named_and_the_others_kept(ray_cluster):
     results = caught.value.results
     assert [r["value"] for r in results if not isinstance(r, ShardFailure)] == [0, 1, 9]
     assert isinstance(results[2], ShardFailure) and "Traceback" in results[2].detail
+
+
+def _cli_build(tmp_path, monkeypatch, capsys, *overrides):
+    import sys
+
+    from tests.cli.test_index_engines import index_args, summary
+    from ham.cli.index import index_main
+
+    monkeypatch.setattr(sys, "argv", index_args(tmp_path, "index.shard_size=4", *overrides))
+    index_main()
+    return summary(capsys.readouterr().out)
+
+
+def assert_same_cli_indexes(a_root, a: dict, b_root, b: dict) -> None:
+    """Two ham-index builds (their JSON and output roots) made the same merged indexes."""
+    from ham.index.encoders import SentenceTransformerEncoder
+    from ham.index.shards import load_sharded
+
+    encoder = SentenceTransformerEncoder("minilm", device="cpu")
+    for modality in ("text", "image"):
+        assert a[modality]["key"] == b[modality]["key"]   # the same shard keys, in order, x the index settings
+        one, two = (load_sharded(root / "cache" / "sharded" / info[modality]["key"], root / "cache")
+                    for root, info in ((a_root, a), (b_root, b)))
+        assert_same_index(one, two, encoder)
+
+
+def test_ham_index_engine_ray_equals_engine_local(ray_cluster, tmp_path, monkeypatch, capsys):
+    local = _cli_build(tmp_path / "local", monkeypatch, capsys)
+    on_ray = _cli_build(tmp_path / "ray", monkeypatch, capsys, "engine=ray", f"engine.address={ray_cluster.address}", "engine.concurrency=3")
+    assert on_ray["engine"]["name"] == "ray" and on_ray["engine"]["failed"] == on_ray["engine"]["reused"] == 0
+    assert on_ray["engine"]["built"] == local["engine"]["built"] == on_ray["text"]["shards"] + on_ray["image"]["shards"]
+    assert_same_cli_indexes(tmp_path / "local", local, tmp_path / "ray", on_ray)

@@ -49,3 +49,18 @@ def test_a_slurm_array_build_equals_the_in_process_one(cluster, tmp_path, monkey
                                engine=again)
     assert [s["status"] for s in again.builds[0]] == ["reused", "built", "reused", "reused"]
     assert_same_index(local, rebuilt, encoder)
+
+
+def test_ham_index_engine_slurm_equals_engine_local(cluster, tmp_path, monkeypatch, capsys):  # noqa: F811
+    from tests.run.test_engines_ray import _cli_build, assert_same_cli_indexes
+
+    for key, value in cluster.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])))
+    local = _cli_build(tmp_path / "local", monkeypatch, capsys)
+    on_slurm = _cli_build(tmp_path / "slurm", monkeypatch, capsys, "engine=slurm", "engine.cpus_per_task=1",
+                          "engine.mem_gb=2", "engine.timeout_min=10")
+    assert on_slurm["engine"]["name"] == "slurm" and on_slurm["engine"]["failed"] == 0
+    assert on_slurm["engine"]["built"] == local["engine"]["built"] > 0
+    assert list((tmp_path / "slurm" / "submitit" / "index").iterdir())   # the jobs' folders: engine.folder's default
+    assert_same_cli_indexes(tmp_path / "local", local, tmp_path / "slurm", on_slurm)
