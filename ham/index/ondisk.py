@@ -188,7 +188,7 @@ def build_bm25(shard_folders: Sequence[Path], out: Path) -> dict:
         cols = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), dtype=np.int64, count=len(terms))
         if len(vocab) > len(df):
             df = np.concatenate([df, np.zeros(len(vocab) - len(df), dtype=np.int64)])
-        np.add.at(df, cols[matrix.indices], 1)
+        df += np.bincount(cols[matrix.indices], minlength=len(df))   # a term occurs once per row of the CSR
         n_docs, total_len = n_docs + matrix.shape[0], total_len + int(matrix.data.sum(dtype=np.int64))
     nnz = int(df.sum())
     index_dtype = np.int32 if max(nnz, n_docs) < 2**31 - 1 else np.int64   # scipy would copy mixed dtypes
