@@ -4,6 +4,7 @@ in-process build, and a lost shard is rebuilt alone on rerun."""
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -38,9 +39,14 @@ def test_a_slurm_array_build_equals_the_in_process_one(cluster, tmp_path, monkey
     assert [s["status"] for s in first.builds[0]] == ["built"] * 4
     jobs = sorted(p.name for p in (tmp_path / "submitit").iterdir() if re.fullmatch(r"\d+_\d+", p.name))
     assert len(jobs) == 4 and len({j.split("_")[0] for j in jobs}) == 1, jobs   # one Slurm array of four jobs
-    states = subprocess.run(["sacct", "-n", "-X", "-j", jobs[0].split("_")[0], "-o", "State"], env=cluster,
-                            capture_output=True, text=True).stdout.split()
-    assert states and set(states) == {"COMPLETED"}, states
+    deadline, states = time.time() + 120, []
+    while time.time() < deadline:   # a job's result file is written before Slurm's accounting says it ended
+        states = subprocess.run(["sacct", "-n", "-X", "-j", jobs[0].split("_")[0], "-o", "State"], env=cluster,
+                                capture_output=True, text=True).stdout.split()
+        if len(states) == 4 and "RUNNING" not in states and "PENDING" not in states:
+            break
+        time.sleep(2)
+    assert states == ["COMPLETED"] * 4, states
     assert_same_index(local, on_slurm, encoder)
 
     remove_shard(tmp_path / "slurm", first.builds[0][1]["key"])   # a lost shard
