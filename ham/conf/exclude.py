@@ -27,6 +27,8 @@ EXCLUDE = {
     "*cache_root": "where a component's cache lives; entries are keyed by content",
     "*.show_progress": "a progress bar",
     "*threads": "how many CPU threads one query encode uses",
+    "engine.*": "where a sharded index build computes its shards (in process, Ray, Slurm), not what they "
+                "hold: each shard is content-addressed in the cache",
     "topo.*": "ham-topo's settings: a run never reads them (the build records its own in its report)",
 }
 def excluded(key: str) -> str | None:

@@ -9,7 +9,8 @@ from typing import Any, List, Optional
 from ham.settings import REQUIRED, Doc, NotResult, Range, setting
 
 GROUPS = ("dataset", "units", "text_repr", "image_repr", "summariser", "describer", "encoder", "index", "retrieval",
-          "reranker", "pages", "method", "generator", "cost", "metrics", "judge", "system", "logger", "topo")
+          "reranker", "pages", "method", "generator", "cost", "metrics", "judge", "system", "logger", "topo",
+          "engine")
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Root:
     system: Any = REQUIRED
     logger: Any = REQUIRED
     topo: Any = REQUIRED
+    engine: Any = REQUIRED
     name: str = setting(REQUIRED, NotResult("the run's folder name"), Doc("runs land in outputs/runs/<name>/<run id>/"))
     seed: int = setting(0, Doc("the run's one seed (docs/running.md: what it seeds)"))
     limit: Optional[int] = setting(None, Range(1), Doc("answer only the first N questions"))

@@ -44,7 +44,8 @@ COMPONENTS: dict[str, list[str]] = {
     "describer": ["ham.enrich.descriptions.DescriptionFile", "ham.enrich.descriptions.ChatDescriber",
                   "ham.enrich.descriptions.HFDescriber"],
     "encoder": ["ham.index.encoders.SentenceTransformerEncoder", "ham.index.encoders.BGEM3Encoder"],
-    "index": ["ham.index.dense.FlatSpec", "ham.index.dense.HNSWSpec", "ham.index.dense.IVFPQSpec"],
+    "index": ["ham.index.dense.FlatSpec", "ham.index.dense.HNSWSpec", "ham.index.dense.IVFPQSpec",
+              "ham.index.dense.IVFOnDiskSpec"],
     "retrieval": ["ham.retrieve.retriever.Retriever", "ham.retrieve.graph.GraphRetriever"],
     "fusion": ["ham.index.hybrid.HybridFusion", "ham.index.hybrid.DenseOnly", "ham.index.hybrid.SparseOnly"],
     "ranker": ["ham.retrieve.structural.SectionRanker"],
@@ -67,6 +68,7 @@ COMPONENTS: dict[str, list[str]] = {
                "ham.systems.adapter.RAGAnythingSystem", "ham.systems.adapter.MegaRAGSystem"],
     "logger": ["ham.run.tracking.WandbLogger"],
     "topo": ["ham.topo.settings.TopoSettings"],
+    "engine": ["ham.run.engines.LocalEngine", "ham.run.engines.RayEngine", "ham.run.engines.SlurmEngine"],
 }
 # plain settings groups (read by the code, not instantiated): their dataclass is their schema
 PLAIN_GROUPS = {group: COMPONENTS[group][0] for group in ("dataset", "cost", "metrics", "topo")}

@@ -9,6 +9,8 @@ Cache entries (``<cache root>/<kind>/<key>/``), each keyed by what determines it
                                                                 x configured window x long_text mode
   bm25/        the bm25s index                                 key: the exact strings
   index/       dense.faiss, meta.json                          key: embeddings key x index config
+  shards/, sharded/   with ``index.shard_size`` (``ham.index.shards``): the same per shard, then one
+               merged index                                    key: the shard keys x index config
   summaries/, descriptions/   one JSON per model call          key: model id x prompt version x inputs
 
 Keying on the strings themselves, rather than on names, covers the corpus content, the
@@ -21,7 +23,6 @@ encoder (``Retriever`` raises an error naming both).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
@@ -33,7 +34,9 @@ from ham.ingest.corpus import Corpus
 from ham.enrich.descriptions import Descriptions, describe_images
 from ham.index.encoders import BatchedEncoder
 from ham.index.dense import FaissSpec, FlatSpec
+from ham.index.digest import INDEX_VERSION, strings_digest
 from ham.index.hybrid import HybridIndex
+from ham.index.shards import build_sharded
 from ham.index.sparse import BM25Sparse, LexicalSparse
 from ham.index.windows import WINDOWS_VERSION, encode_windowed, truncation
 from ham.text import TOKENIZER_VERSION
@@ -41,25 +44,24 @@ from ham.represent.templates import Representer
 from ham.enrich.summaries import Summaries, summarise_sections
 
 log = logging.getLogger("ham.index.build")
-INDEX_VERSION = "3"   # 3: BM25 built from ham.text.tokenize token lists
-
-
-def strings_digest(unit_ids: list[str], texts: list[str]) -> str:
-    h = hashlib.sha256()
-    for unit_id, text in zip(unit_ids, texts):
-        h.update(unit_id.encode() + b"\0" + text.encode() + b"\0")
-    return h.hexdigest()[:24]
 
 
 def index_modality(units: list, modality: str, representer: Representer, encoder: BatchedEncoder,
-                   spec: FaissSpec, cache: FolderCache, corpus_hash: str = "") -> tuple[HybridIndex, dict]:
-    """Embed and index one modality's units under the representer, reusing the cache."""
+                   spec: FaissSpec, cache: FolderCache, corpus_hash: str = "",
+                   engine=None) -> tuple[HybridIndex, dict]:
+    """Embed and index one modality's units under the representer, reusing the cache. With
+    ``spec.shard_size`` the index is built as shards (``ham.index.shards``), run through
+    ``engine.map`` when given."""
     started = time.perf_counter()
     ids, texts = [u.unit_id for u in units], [representer(u) for u in units]
     sparse = [representer.sparse(u) for u in units]
     meta = {"corpus": corpus_hash, "modality": modality, "representation": representer.key(modality)}
-    index, info = index_strings(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
-                                contents=[u.content for u in units])
+    if getattr(spec, "shard_size", None):   # index.shard_size / index=ivf_ondisk: ham.index.shards
+        index, info = build_sharded(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
+                                    contents=[u.content for u in units], engine=engine)
+    else:
+        index, info = index_strings(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
+                                    contents=[u.content for u in units])
     info["seconds"] = round(time.perf_counter() - started, 3)
     return index, info
 
@@ -125,12 +127,14 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
 
 
 def build_indexes(corpus: Corpus, representer: Representer, encoder: BatchedEncoder, cache: FolderCache,
-                  spec: FaissSpec | None = None) -> tuple[dict[str, HybridIndex], dict]:
-    """One index per modality, keyed as the module docstring says."""
+                  spec: FaissSpec | None = None, engine=None) -> tuple[dict[str, HybridIndex], dict]:
+    """One index per modality, keyed as the module docstring says (a sharded one's shards through
+    ``engine``)."""
     indexes, info = {}, {}
     for modality in ("text", "image"):
         indexes[modality], info[modality] = index_modality(corpus.of_modality(modality), modality, representer,
-                                                           encoder, spec or FlatSpec(), cache, corpus.content_hash)
+                                                           encoder, spec or FlatSpec(), cache, corpus.content_hash,
+                                                           engine)
     return indexes, info
 
 
@@ -158,6 +162,7 @@ class OfflineParts:
     summariser: object | None = None
     describer: object | None = None
     progress: bool = False
+    engine: object | None = None   # runs a sharded build's shards (.map(fn, tasks)); None: in this process
 
     @property
     def uses_summaries(self) -> bool:
@@ -198,7 +203,7 @@ def build_index(corpus: Corpus, cache: FolderCache, parts: OfflineParts) -> Inde
     """Everything the online stage needs: representer, encoder and one index per modality."""
     representer, info = build_representer(corpus, cache, parts)
     started = time.perf_counter()
-    indexes, index_info = build_indexes(corpus, representer, parts.encoder, cache, parts.spec)
+    indexes, index_info = build_indexes(corpus, representer, parts.encoder, cache, parts.spec, parts.engine)
     info.update(index_info)
     info["seconds"]["index"] = round(time.perf_counter() - started, 3)
     info["summary_failures"] = info.get("summaries", {}).get("failed", 0)

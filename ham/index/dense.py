@@ -27,6 +27,10 @@ def gpu_available() -> bool:
 
 UseGpu = Annotated[bool | None, NotResult("faiss on the GPU or the CPU: the same index"),
                    Doc("None: the GPU when faiss-gpu and a GPU are there; true; false")]
+ShardSize = Annotated[int | None, Range(1),
+                      NotResult("the sharded build makes the same index as the single-process one (tested)"),
+                      Doc("None: one process builds the index; N: units are embedded in shards of N, each "
+                          "cached on its own, and merged into one index in bounded memory (ham.index.shards)")]
 
 
 class FaissSpec:
@@ -36,8 +40,8 @@ class FaissSpec:
     kind = "flat"
     gpu_capable = True
 
-    def __init__(self, use_gpu: UseGpu = None) -> None:
-        self.use_gpu = use_gpu
+    def __init__(self, use_gpu: UseGpu = None, shard_size: ShardSize = None) -> None:
+        self.use_gpu, self.shard_size = use_gpu, shard_size
 
     def params(self) -> dict:
         return {"type": self.kind}
@@ -61,9 +65,27 @@ class FaissSpec:
         return faiss.index_cpu_to_gpu(self._gpu_resources, 0, index)
 
     def build(self, vectors: np.ndarray):
+        n, dim = vectors.shape
+        return self.build_streamed(n, dim, lambda size, seed: _training_sample(vectors, size, seed),
+                                   (vectors[start:start + ADD_CHUNK] for start in range(0, n, ADD_CHUNK)))
+
+    def build_streamed(self, n: int, dim: int, sample, chunks):
+        """The index of ``n`` vectors given as ``chunks`` (in row order), trained (when its type
+        trains) on ``sample(size, seed)``: the rows ``_training_sample`` draws. ``build`` and the
+        sharded build (``ham.index.shards``) both go through here, so both make the same index."""
         import faiss
 
-        n, dim = vectors.shape
+        index = self.trained(n, dim, sample)
+        for chunk in chunks:
+            for start in range(0, len(chunk), ADD_CHUNK):
+                index.add(np.ascontiguousarray(chunk[start:start + ADD_CHUNK], dtype=np.float32))
+        if self.on_gpu():
+            index = faiss.index_gpu_to_cpu(index)
+        return index
+
+    def trained(self, n: int, dim: int, sample):
+        """An empty index for ``n`` vectors, trained on ``sample(size, seed)`` when its type trains
+        (on the GPU when ``on_gpu``)."""
         index = self._make(dim, n)
         if self.on_gpu():
             index = self._to_gpu(index)
@@ -73,11 +95,7 @@ class FaissSpec:
                 index.cp.seed = seed
             if hasattr(index, "pq"):   # and of the product quantiser's codebooks
                 index.pq.cp.seed = seed
-            index.train(_training_sample(vectors, getattr(self, "train_size", n), seed))
-        for start in range(0, n, ADD_CHUNK):
-            index.add(np.ascontiguousarray(vectors[start:start + ADD_CHUNK], dtype=np.float32))
-        if self.on_gpu():
-            index = faiss.index_gpu_to_cpu(index)
+            index.train(sample(getattr(self, "train_size", n), seed))
         return index
 
     def load(self, path: Path):
@@ -99,8 +117,8 @@ class HNSWSpec(FaissSpec):
     def __init__(self, m: Annotated[int, Range(2), Doc("graph neighbours per node")] = 32,
                  ef_construction: Annotated[int, Range(1), Doc("candidate list while building")] = 200,
                  ef_search: Annotated[int, Range(1), Doc("candidate list while searching")] = 128,
-                 use_gpu: UseGpu = None) -> None:
-        super().__init__(use_gpu)
+                 use_gpu: UseGpu = None, shard_size: ShardSize = None) -> None:
+        super().__init__(use_gpu, shard_size)
         self.m, self.ef_construction, self.ef_search = m, ef_construction, ef_search
 
     def params(self) -> dict:
@@ -132,8 +150,9 @@ class IVFPQSpec(FaissSpec):
                  min_vectors: Annotated[int, Range(0), Doc("below this many vectors the index is exact "
                                                            "(flat)")] = 10_000,
                  use_gpu: UseGpu = None,
-                 seed: Annotated[int, Doc("training sample and k-means (the run's seed)")] = 0) -> None:
-        super().__init__(use_gpu)
+                 seed: Annotated[int, Doc("training sample and k-means (the run's seed)")] = 0,
+                 shard_size: ShardSize = None) -> None:
+        super().__init__(use_gpu, shard_size)
         self.nlist, self.m, self.nbits, self.nprobe = nlist, m, nbits, nprobe
         self.train_size, self.min_vectors, self.seed = train_size, min_vectors, seed
 
@@ -159,9 +178,54 @@ class IVFPQSpec(FaissSpec):
             index.nprobe = self.nprobe
 
 
-def _training_sample(vectors: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
-    n = len(vectors)
+class IVFOnDiskSpec(IVFPQSpec):
+    """IVF-PQ whose inverted lists live on disk (faiss ``OnDiskInvertedLists``, memory-mapped at
+    query time), built shard by shard (``ham.index.shards``): each shard's codes are added to a
+    copy of the trained index and the shards merged into one ``dense.ivfdata`` file
+    (``faiss.contrib.ondisk.merge_ondisk``). Its search results equal an ``ivfpq`` index's of the
+    same settings (tested); only where the lists live differs. CPU only."""
+
+    kind = "ivfpq_ondisk"
+    gpu_capable = False
+
+    def __init__(self, nlist: Annotated[int, Range(1), Doc("inverted lists (shrunk to what the corpus "
+                                                            "trains: 39 points a list)")] = 1024,
+                 m: Annotated[int, Range(1), Doc("sub-quantisers; must divide the vector dimension")] = 16,
+                 nbits: Annotated[int, Range(1), Doc("bits per sub-quantiser code")] = 8,
+                 nprobe: Annotated[int, Range(1), Doc("lists searched per query")] = 32,
+                 train_size: Annotated[int, Range(1), Doc("vectors sampled to train on")] = 100_000,
+                 min_vectors: Annotated[int, Range(0), Doc("below this many vectors the index is exact "
+                                                           "(flat, in memory)")] = 10_000,
+                 seed: Annotated[int, Doc("training sample and k-means (the run's seed)")] = 0,
+                 shard_size: Annotated[int, Range(1), NotResult("the shards merge into the same index "
+                                                                 "whatever their size (tested)"),
+                                       Doc("units embedded per shard (each cached on its own)")] = 100_000
+                 ) -> None:
+        super().__init__(nlist, m, nbits, nprobe, train_size, min_vectors, False, seed, shard_size)
+
+    def params(self) -> dict:
+        return {**super().params(), "type": self.kind}
+
+    def load(self, path: Path):
+        import faiss
+
+        # the lists file is found beside the index, wherever the cache folder was moved
+        index = faiss.read_index(str(path), faiss.IO_FLAG_ONDISK_SAME_DIR)
+        self.tune(index)
+        return index
+
+
+def training_rows(n: int, size: int, seed: int = 0) -> np.ndarray | None:
+    """The rows (sorted) of ``n`` vectors an index trains on: ``size`` drawn without replacement
+    with ``seed``, or None for all of them. A function of the global row numbers only, so a
+    sharded build draws the same sample whatever its shard size."""
     if n <= size:
+        return None
+    return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+
+
+def _training_sample(vectors: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
+    rows = training_rows(len(vectors), size, seed)
+    if rows is None:
         return np.ascontiguousarray(vectors[:], dtype=np.float32)
-    rows = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
     return np.ascontiguousarray(vectors[rows], dtype=np.float32)

@@ -17,6 +17,7 @@ so a run whose index is cached loads its encoder only when the first query needs
 """
 from __future__ import annotations
 
+import inspect
 import math
 
 import logging
@@ -59,6 +60,9 @@ class Encoded:
     sparse: list[dict[int, float]] | None = None       # lexical weights per text (BGE-M3)
 
 
+_BUILT: dict[str, "BatchedEncoder"] = {}   # from_spec's encoders, one per description and process
+
+
 class BatchedEncoder:
     """Length-sorted batching, out-of-memory halving, progress and streaming to disk; subclasses
     give ``model_id``, ``dim``, ``has_sparse`` and ``_encode_batch``."""
@@ -70,6 +74,37 @@ class BatchedEncoder:
     query_threads: int | None = 1    # torch threads for one query (indexing batches use them all)
     long_text = "truncate"           # or "windows": ham.index.windows
     max_tokens: int | None = None    # the model's window in tokens, None when not known
+
+    def __new__(cls, *args, **kwargs):
+        # the constructor's arguments, kept so that ``spec`` can describe how to build this encoder again
+        self = super().__new__(cls)
+        try:
+            bound = inspect.signature(cls.__init__).bind(self, *args, **kwargs)
+        except TypeError:   # unpickling: __new__ without the arguments (its state is restored after)
+            return self
+        self._spec_kwargs = {k: v for k, v in list(bound.arguments.items())[1:]}
+        return self
+
+    def spec(self) -> dict:
+        """A picklable description that rebuilds this encoder in another process (``from_spec``):
+        its class and the arguments it was built with."""
+        kwargs = getattr(self, "_spec_kwargs", None)
+        if kwargs is None:
+            raise TypeError(f"{type(self).__name__}: built without its arguments being recorded, so it cannot be "
+                            "rebuilt elsewhere")
+        return {"class": f"{type(self).__module__}.{type(self).__qualname__}", "kwargs": dict(kwargs)}
+
+    @staticmethod
+    def from_spec(spec: dict) -> "BatchedEncoder":
+        """The encoder ``spec`` describes, built once per process (the model loads lazily)."""
+        import importlib
+        import json
+
+        memo_key = json.dumps(spec, sort_keys=True, default=str)
+        if memo_key not in _BUILT:
+            module, _, name = spec["class"].rpartition(".")
+            _BUILT[memo_key] = getattr(importlib.import_module(module), name)(**spec["kwargs"])
+        return _BUILT[memo_key]
 
     def count_tokens(self, texts: Sequence[str]) -> list[int] | None:
         """Each text's length in the model's tokens; None for an encoder that cannot count."""

@@ -151,7 +151,8 @@ class HybridIndex:
         self.vectors = _exact_vectors(dense) if dense is not None else None
         if self.vectors is None:
             self.vectors = vectors
-        self.row_of = {u: i for i, u in enumerate(unit_ids)}
+        # compact ids on disk (ham.index.ondisk.UnitIds) bring their own lookup
+        self.row_of = getattr(unit_ids, "row_of", None) or {u: i for i, u in enumerate(unit_ids)}
         self.exact_scores = dense is not None and _returns_exact_scores(dense)
         self._local = threading.local()   # a per-thread scratch mask for merging candidate lists
 

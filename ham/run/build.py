@@ -67,21 +67,34 @@ def configured_fusion(cfg: DictConfig):
     return instantiate(cfg.retrieval.fusion) if cfg.retrieval.get("fusion") else None
 
 
-def offline_parts(cfg: DictConfig, progress: bool | None = None) -> OfflineParts:
+def offline_parts(cfg: DictConfig, progress: bool | None = None, engine=None) -> OfflineParts:
     """The offline stage's components. The summariser is instantiated only when a representation
-    uses summaries, so a local summarisation model is never loaded for nothing."""
+    uses summaries, so a local summarisation model is never loaded for nothing. ``engine``: where
+    a sharded build runs its shards (the ``engine`` group's when not given)."""
     text_repr, image_repr = instantiate(cfg.text_repr), instantiate(cfg.image_repr)
     parts = OfflineParts(text_repr, image_repr, encoder=instantiate(cfg.encoder), spec=instantiate(cfg.index),
                          describer=instantiate_optional(cfg.describer),
-                         progress=bool(cfg.progress if progress is None else progress))
+                         progress=bool(cfg.progress if progress is None else progress),
+                         engine=engine if engine is not None else configured_engine(cfg))
     if parts.uses_summaries:
         parts.summariser = instantiate(cfg.summariser, _convert_="all")
     return parts
 
 
-def build_offline(cfg: DictConfig, corpus: Corpus, cache: FolderCache) -> Indexed:
-    """Summaries, descriptions, embeddings and indexes of ``corpus`` under ``cfg`` (cached)."""
-    return build_index(corpus, cache, offline_parts(cfg))
+def configured_engine(cfg: DictConfig):
+    """The ``engine`` group: where a sharded index build (``index.shard_size``) runs its shards,
+    in this process, on Ray or as a Slurm array (``ham.run.engines``); the in-process loop when
+    the config has no engine (one read back from an older run folder)."""
+    from ham.run.engines import LocalEngine
+
+    node = cfg.get("engine")
+    return instantiate(node, _convert_="all") if node is not None and node.get("_target_") else LocalEngine()
+
+
+def build_offline(cfg: DictConfig, corpus: Corpus, cache: FolderCache, engine=None) -> Indexed:
+    """Summaries, descriptions, embeddings and indexes of ``corpus`` under ``cfg`` (cached);
+    a sharded index's shards through ``engine`` (default: the ``engine`` group's)."""
+    return build_index(corpus, cache, offline_parts(cfg, engine=engine))
 
 
 def configured_generator(cfg: DictConfig, cache: FolderCache):
