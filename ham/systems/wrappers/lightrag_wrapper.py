@@ -86,11 +86,17 @@ class LightRAGWrapper:
             param.chunk_top_k = int(options["chunk_top_k"])
         result = self.loop.run_until_complete(rag.aquery_llm(request["question"], param=param))
         llm = result.get("llm_response") or {}
+        if "status" not in result and not result.get("data"):
+            # LightRAG 1.4 (RAG-Anything's): no keywords extracted from a question of 50 characters or
+            # more, so nothing is retrieved and its kg_query returns the canned fail response
+            # with no raw data, which aquery_llm passes on without a status
+            raise NoContext(f"LightRAG retrieved nothing (no keywords extracted?); it answered "
+                            f"{str(llm.get('content'))[:100]!r}")
         if result.get("status") != "success":
             reason = (result.get("metadata") or {}).get("failure_reason")
             if reason == "no_results":
                 raise NoContext(f"LightRAG: {result.get('message')}")
-            raise RuntimeError(f"LightRAG: {result.get('message')}")
+            raise RuntimeError(f"LightRAG: {result.get('status')}: {result.get('message')}")
         raw = {k: v for k, v in result.items() if k != "llm_response"}
         raw["llm_response"] = {k: v for k, v in llm.items() if k != "response_iterator"}
         return {"answer": llm.get("content"), "context": context_of(result.get("data"), request["workdir"]),
