@@ -112,7 +112,9 @@ def _reasons(usages: list[dict]) -> dict:
 
 def index_totals(records: dict[str, dict]) -> dict:
     ok = [r for r in records.values() if r.get("ok")]
-    usage = [r.get("usage") or {} for r in ok]
+    # the index's cost (a reused one's as recorded when it was built); a failed build's calls
+    # cost as much as a finished one's, so its usage counts too
+    usage = [r.get("usage") or {} for r in records.values()]
     built = [r for r in ok if not r.get("cached")]
     out = {"groups": len(records), "indexed": len(ok), "failed": len(records) - len(ok),
            "failure_reasons": dict(Counter(r.get("reason") for r in records.values() if not r.get("ok"))),

@@ -50,3 +50,18 @@ def test_failed_calls_are_counted_by_reason_per_request():
     second = meter.since(before, time.perf_counter())
     assert second["llm_failure_reasons"] == {"TimeoutError": 1}, "only this request's failures"
     assert "llm_failure_reasons" not in meter.since(meter.snapshot(), time.perf_counter())
+
+
+def test_a_failed_index_build_still_counts_what_it_cost():
+    from ham.run.system_pipeline import index_totals
+
+    records = {
+        "a": {"ok": True, "cached": True, "graph": {"nodes": 5, "edges": 2},
+              "usage": {"llm_calls": 10, "seconds": 3.0}},
+        "b": {"ok": False, "cached": False, "reason": "system_error",
+              "usage": {"llm_calls": 4, "llm_failed_calls": 1, "seconds": 2.0,
+                        "llm_failure_reasons": {"TimeoutError": 1}}}}
+    totals = index_totals(records)
+    assert totals["indexed"] == 1 and totals["failed"] == 1 and totals["failure_reasons"] == {"system_error": 1}
+    assert totals["llm_calls"] == 14 and totals["llm_failed_calls"] == 1 and totals["seconds"] == 5.0
+    assert totals["llm_failure_reasons"] == {"TimeoutError": 1} and totals["nodes"] == 5
