@@ -1,6 +1,5 @@
 """Sharded builds (ham.index.shards): the merged index equals the single-process one, shards are
 content-addressed and redone alone, BM25 built from shards scores as bm25s does."""
-import hashlib
 import pickle
 import random
 
@@ -10,32 +9,15 @@ import pytest
 from ham.cache import FolderCache
 from ham.index.build import index_strings
 from ham.index.dense import FlatSpec, IVFOnDiskSpec, IVFPQSpec
-from ham.index.encoders import BatchedEncoder, Encoded
-from ham.index.hybrid import DenseOnly, HybridFusion, Query, SparseOnly
+from ham.index.hybrid import Query
 from ham.index.ondisk import UnitIds
 from ham.index.shards import build_sharded, merge_shards, plan_shards, remove_shard, run_shard
 from ham.index.sparse import BM25Sparse
 from ham.text import tokenize
+from tests.support.shard_builds import WordEncoder, assert_same_index, queries
 
 WORDS = ("reconcile checking account deposit credit card payment save file print report invoice vendor "
          "customer balance ledger journal entry refund tax payroll budget audit transfer statement").split()
-
-
-class HashEncoder(BatchedEncoder):
-    """Mean of fixed random word vectors (per word, seeded by the word): deterministic, batch-
-    independent, rebuildable from its spec."""
-
-    def __init__(self, dim: int = 32, model_id: str = "hash-test") -> None:
-        self.dim, self.model_id, self.batch_size = dim, model_id, 7
-
-    def _encode_batch(self, texts):
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for r, text in enumerate(texts):
-            for w in text.lower().split():
-                seed = int.from_bytes(hashlib.md5(w.encode()).digest()[:4], "little")
-                out[r] += np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return Encoded(out / np.where(norms == 0, 1, norms))
 
 
 def corpus(n: int, seed: int = 0):
@@ -44,29 +26,14 @@ def corpus(n: int, seed: int = 0):
     return [f"doc{i // 10}/u{i}" for i in range(n)], texts
 
 
-def queries(encoder, n: int = 12, seed: int = 1):
-    rng = random.Random(seed)
-    out = []
-    for _ in range(n):
-        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
-        out.append(Query(text, encoder.encode_query(text).dense[0], tokenize([text])[0]))
-    return out
-
-
-def same_results(a, b, encoder, k: int = 10) -> None:
-    assert list(a.unit_ids) == list(b.unit_ids)
-    for q in queries(encoder):
-        for fusion in (HybridFusion(), DenseOnly(), SparseOnly()):
-            ha, hb = a.search(q, k, fusion), b.search(q, k, fusion)
-            assert [h.unit_id for h in ha] == [h.unit_id for h in hb], (q.text, fusion.name)
-            np.testing.assert_allclose([h.score for h in ha], [h.score for h in hb], rtol=1e-5, atol=1e-6)
-            np.testing.assert_allclose([h.sparse for h in ha], [h.sparse for h in hb], rtol=1e-5, atol=1e-6)
+def same_results(a, b, encoder) -> None:
+    assert_same_index(a, b, encoder, k=10, words=WORDS, n=12, seed=1, max_words=4)
 
 
 @pytest.mark.parametrize("shard_size", [1000, 64, 97])   # one shard; even-ish; uneven last shard
 def test_flat_merge_equals_single_process_build(tmp_path, shard_size):
     ids, texts = corpus(300)
-    enc = HashEncoder()
+    enc = WordEncoder()
     single, _ = index_strings(ids, texts, enc, FlatSpec(), FolderCache(tmp_path / "one"))
     merged, info = build_sharded(ids, texts, enc, FlatSpec(), FolderCache(tmp_path / "many"), shard_size=shard_size)
     assert info["shards"] == -(-300 // shard_size) and len(merged) == 300
@@ -77,7 +44,7 @@ def test_flat_merge_equals_single_process_build(tmp_path, shard_size):
 @pytest.mark.parametrize("spec_class", [IVFPQSpec, IVFOnDiskSpec])
 def test_ivf_merge_equals_single_process_ivfpq(tmp_path, spec_class):
     ids, texts = corpus(400)
-    enc = HashEncoder()
+    enc = WordEncoder()
     params = dict(nlist=4, m=8, nbits=6, nprobe=2, train_size=300, min_vectors=100, seed=3)
     single, _ = index_strings(ids, texts, enc, IVFPQSpec(**params), FolderCache(tmp_path / "one"))
     merged, _ = build_sharded(ids, texts, enc, spec_class(**params), FolderCache(tmp_path / "many"), shard_size=90)
@@ -89,7 +56,7 @@ def test_ivf_merge_equals_single_process_ivfpq(tmp_path, spec_class):
 
 def test_shard_size_does_not_change_the_index(tmp_path):
     ids, texts = corpus(350)
-    enc = HashEncoder()
+    enc = WordEncoder()
     spec = IVFOnDiskSpec(nlist=4, m=8, nbits=6, nprobe=4, train_size=250, min_vectors=100, seed=0)
     a, _ = build_sharded(ids, texts, enc, spec, FolderCache(tmp_path / "a"), shard_size=50)
     b, _ = build_sharded(ids, texts, enc, spec, FolderCache(tmp_path / "b"), shard_size=333)
@@ -98,7 +65,7 @@ def test_shard_size_does_not_change_the_index(tmp_path):
 
 def test_second_build_reuses_every_shard_and_a_lost_one_is_redone_alone(tmp_path):
     ids, texts = corpus(200)
-    enc = HashEncoder()
+    enc = WordEncoder()
     tasks = plan_shards(ids, texts, None, enc, tmp_path, 60)
     assert [len(t.ids) for t in tasks] == [60, 60, 60, 20]
     assert pickle.loads(pickle.dumps(tasks[1])) == tasks[1]
@@ -124,12 +91,12 @@ def test_bm25_from_shards_equals_bm25s(tmp_path):
     texts[3] = "the and of"      # only stopwords: no tokens
     texts[4] = "电池容量 reconcile 电池"
     ref = BM25Sparse.build(texts)
-    merged, _ = build_sharded(ids, texts, HashEncoder(), FlatSpec(), FolderCache(tmp_path), shard_size=77)
+    merged, _ = build_sharded(ids, texts, WordEncoder(), FlatSpec(), FolderCache(tmp_path), shard_size=77)
     assert merged.sparse.params["num_docs"] == 500
     rng = random.Random(5)
     for _ in range(30):
         tokens = tokenize([" ".join(rng.choice(WORDS + ["电池", "absent"]) for _ in range(rng.randint(1, 5)))])[0]
-        q = Query("", np.zeros(32, np.float32), tokens)
+        q = Query("", np.zeros(WordEncoder().dim, np.float32), tokens)
         np.testing.assert_allclose(merged.sparse.scores(q, 500), ref.scores(q, 500), rtol=1e-6, atol=1e-7)
         bm25 = ref.bm25.get_scores(tokens)   # bm25s's own scorer, to be sure ColumnSums is not what agrees
         np.testing.assert_allclose(merged.sparse.scores(q, 500), bm25, rtol=1e-5, atol=1e-6)
@@ -138,7 +105,7 @@ def test_bm25_from_shards_equals_bm25s(tmp_path):
 def test_sparse_texts_are_what_bm25_counts(tmp_path):
     ids, texts = corpus(120)
     sparse = [t + " invoice" if i % 3 == 0 else t for i, t in enumerate(texts)]
-    enc = HashEncoder()
+    enc = WordEncoder()
     single, _ = index_strings(ids, texts, enc, FlatSpec(), FolderCache(tmp_path / "one"), sparse_texts=sparse)
     merged, _ = build_sharded(ids, texts, enc, FlatSpec(), FolderCache(tmp_path / "many"), sparse_texts=sparse,
                               shard_size=50)
@@ -146,9 +113,9 @@ def test_sparse_texts_are_what_bm25_counts(tmp_path):
 
 
 def test_empty_corpus_gives_an_empty_index(tmp_path):
-    index, info = build_sharded([], [], HashEncoder(), FlatSpec(), tmp_path, shard_size=10)
+    index, info = build_sharded([], [], WordEncoder(), FlatSpec(), tmp_path, shard_size=10)
     assert len(index) == 0 and info["shards"] == 1
-    assert index.search(queries(HashEncoder(), 1)[0], 5) == []
+    assert index.search(queries(WordEncoder(), WORDS, n=1)[0], 5) == []
 
 
 def test_engine_map_is_used(tmp_path):
@@ -160,13 +127,13 @@ def test_engine_map_is_used(tmp_path):
             return [fn(t) for t in reversed(tasks)]   # results in any order
 
     ids, texts = corpus(90)
-    index, info = build_sharded(ids, texts, HashEncoder(), FlatSpec(), tmp_path, shard_size=40, engine=Engine())
+    index, info = build_sharded(ids, texts, WordEncoder(), FlatSpec(), tmp_path, shard_size=40, engine=Engine())
     assert calls == [3] and list(index.unit_ids) == ids
 
 
 def test_bad_input_is_refused(tmp_path):
     ids, texts = corpus(20)
-    enc = HashEncoder()
+    enc = WordEncoder()
     with pytest.raises(ValueError, match="20 unit ids but 19 texts"):
         plan_shards(ids, texts[:-1], None, enc, tmp_path, 5)
     with pytest.raises(ValueError, match="more than once.*doc0/u1"):
@@ -185,7 +152,7 @@ def test_bad_input_is_refused(tmp_path):
 
 def test_unit_ids_on_disk(tmp_path):
     ids, texts = corpus(50)
-    index, _ = build_sharded(ids, texts, HashEncoder(), FlatSpec(), tmp_path, shard_size=20)
+    index, _ = build_sharded(ids, texts, WordEncoder(), FlatSpec(), tmp_path, shard_size=20)
     assert isinstance(index.unit_ids, UnitIds)
     assert index.unit_ids[49] == ids[49] and index.unit_ids[-1] == ids[-1] and index.unit_ids[2:4] == ids[2:4]
     assert [index.row_of[u] for u in ids] == list(range(50))

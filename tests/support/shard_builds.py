@@ -39,15 +39,23 @@ def corpus(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
     return [f"manual{i // 20}/u{i}" for i in range(n)], texts
 
 
-def assert_same_index(a, b, encoder, k: int = 8, n_queries: int = 10) -> None:
-    """Same unit ids in the same order, and for every query and fusion the same hits with the
-    same scores (float tolerance)."""
+def queries(encoder, words=WORDS, n: int = 10, seed: int = 7, max_words: int = 3) -> list[Query]:
+    """``n`` queries of 1 to ``max_words`` of ``words``, encoded by ``encoder``."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, max_words)))
+        out.append(Query(text, encoder.encode_query(text).dense[0], tokenize([text])[0]))
+    return out
+
+
+def assert_same_index(a, b, encoder, k: int = 8, **query_options) -> None:
+    """Same unit ids in the same order, and for every query (``queries(encoder, **query_options)``)
+    and fusion the same hits with the same fused and sparse scores (float tolerance)."""
     assert list(a.unit_ids) == list(b.unit_ids)
-    rng = random.Random(7)
-    for _ in range(n_queries):
-        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
-        query = Query(text, encoder.encode_query(text).dense[0], tokenize([text])[0])
+    for query in queries(encoder, **query_options):
         for fusion in (HybridFusion(), DenseOnly(), SparseOnly()):
             ha, hb = a.search(query, k, fusion), b.search(query, k, fusion)
-            assert [h.unit_id for h in ha] == [h.unit_id for h in hb], (text, fusion.name)
+            assert [h.unit_id for h in ha] == [h.unit_id for h in hb], (query.text, fusion.name)
             np.testing.assert_allclose([h.score for h in ha], [h.score for h in hb], rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose([h.sparse for h in ha], [h.sparse for h in hb], rtol=1e-5, atol=1e-6)
