@@ -80,6 +80,23 @@ def with_image(prompt: str, image_b64: str, system_prompt: str | None, history: 
     return ([{"role": "system", "content": system_prompt}] if system_prompt else []) + list(history) + [user]
 
 
+def raise_failed_documents(rag, loop, system: str) -> None:
+    """Raise, naming up to three of them, when the LightRAG-based ``rag`` marked documents failed
+    (LightRAG 1.5 asks ``get_docs_by_statuses``, 1.4 ``get_docs_by_status``; the error is in
+    ``error_msg`` or, in MegaRAG's, ``error``)."""
+    from lightrag.base import DocStatus
+
+    status = rag.doc_status
+    getter = getattr(status, "get_docs_by_statuses", None)
+    failed = loop.run_until_complete(getter([DocStatus.FAILED]) if getter
+                                     else status.get_docs_by_status(DocStatus.FAILED))
+    if failed:
+        detail = "; ".join(f"{getattr(v, 'file_path', None) or k}: "
+                           f"{getattr(v, 'error_msg', None) or getattr(v, 'error', None) or v}"
+                           for k, v in list(failed.items())[:3])
+        raise RuntimeError(f"{system} marked {len(failed)} document(s) failed: {detail}")
+
+
 def embedding_function(config: dict, meter: Meter):
     """``embedding_func`` for LightRAG: the run's ``/v1/embeddings`` endpoint through the OpenAI SDK."""
     from lightrag.utils import EmbeddingFunc

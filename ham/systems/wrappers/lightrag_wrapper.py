@@ -18,7 +18,7 @@ import os
 from importlib.metadata import version
 
 from lightrag_common import (context_of, document_text, embedding_function, graph_size, llm_function,
-                             remember_sources, tokenizer)
+                             raise_failed_documents, remember_sources, tokenizer)
 from protocol import Meter, run
 
 
@@ -67,10 +67,7 @@ class LightRAGWrapper:
         remember_sources(request["workdir"], docs)
         if texts:
             self.loop.run_until_complete(rag.ainsert(texts, ids=ids, file_paths=[d["source"] for d in docs]))
-            failed = self.loop.run_until_complete(rag.doc_status.get_docs_by_statuses([_failed_status()]))
-            if failed:
-                detail = "; ".join(f"{k}: {getattr(v, 'error_msg', v)}" for k, v in list(failed.items())[:3])
-                raise RuntimeError(f"LightRAG marked {len(failed)} document(s) failed: {detail}")
+            raise_failed_documents(rag, self.loop, "LightRAG")
         self._close()   # flush every storage to the working folder
         return {"graph": graph_size(request["workdir"]), "documents": len(texts)}
 
@@ -101,12 +98,6 @@ class LightRAGWrapper:
         raw["llm_response"] = {k: v for k, v in llm.items() if k != "response_iterator"}
         return {"answer": llm.get("content"), "context": context_of(result.get("data"), request["workdir"]),
                 "raw": raw}
-
-
-def _failed_status():
-    from lightrag.base import DocStatus
-
-    return DocStatus.FAILED
 
 
 if __name__ == "__main__":

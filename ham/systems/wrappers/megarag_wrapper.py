@@ -58,7 +58,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-from lightrag_common import MeteredTracker, remember_sources, restore_sources, tokenizer
+from lightrag_common import MeteredTracker, raise_failed_documents, remember_sources, restore_sources, tokenizer
 from protocol import Meter, event_tolerant_http_client, run
 
 STAND_IN = ("mm_embedding=endpoint_text: STAND-IN embeddings (texts through the run's encoder, images as "
@@ -351,8 +351,6 @@ class MegaRAGWrapper:
                              "mm_embedding": self.options.get("mm_embedding")}}
 
     def index(self, request: dict) -> dict:
-        from lightrag.base import DocStatus
-
         workdir = request["workdir"]
         page_chars = int(self.options.get("page_chars") or 3000)
         inputs, sources, pages, image_texts = [], [], {}, {}
@@ -372,11 +370,7 @@ class MegaRAGWrapper:
         rag = self._open(workdir, querying=False)
         if inputs:
             rag.insert(input=inputs, file_paths=sources)
-            failed = self.loop.run_until_complete(rag.doc_status.get_docs_by_status(DocStatus.FAILED))
-            if failed:
-                detail = "; ".join(f"{getattr(v, 'file_path', k)}: {getattr(v, 'error', v)}"
-                                   for k, v in list(failed.items())[:3])
-                raise RuntimeError(f"MegaRAG marked {len(failed)} document(s) failed: {detail}")
+            raise_failed_documents(rag, self.loop, "MegaRAG")
         self._close()
         return {"graph": graph_size(workdir), "documents": len(inputs),
                 "pages": sum(len(r) for r in pages.values()),

@@ -21,8 +21,8 @@ import hashlib
 import os
 import re
 
-from lightrag_common import embedding_function, llm_function, remember_sources, tokenizer
-from lightrag_wrapper import LightRAGWrapper, _failed_status
+from lightrag_common import embedding_function, llm_function, raise_failed_documents, remember_sources, tokenizer
+from lightrag_wrapper import LightRAGWrapper
 from protocol import run
 
 IMAGE_PATH = re.compile(r"Image Path:\s*(\S+)")
@@ -99,13 +99,7 @@ class RAGAnythingWrapper(LightRAGWrapper):
                 items, file_path=doc["source"], doc_id="doc-" + hashlib.md5(doc["source"].encode()).hexdigest(),
                 display_stats=False))
             inserted += 1
-        status = self.rag.doc_status
-        getter = getattr(status, "get_docs_by_statuses", None)
-        failed = self.loop.run_until_complete(getter([_failed_status()]) if getter
-                                              else status.get_docs_by_status(_failed_status()))
-        if failed:
-            raise RuntimeError(f"RAG-Anything/LightRAG marked {len(failed)} document(s) failed: "
-                               + "; ".join(str(getattr(v, "error_msg", v)) for v in list(failed.values())[:3]))
+        raise_failed_documents(self.rag, self.loop, "RAG-Anything/LightRAG")
         self._close()
         return {"graph": graph_size(request["workdir"]), "documents": inserted}
 
