@@ -25,7 +25,10 @@ words, alone and with the query's encode. Latency target at 1M units: p50 of hyb
 below 50 ms a query (docs/scale.md).
 
     .venv/bin/python benchmarks/bench_scaling.py [--sizes 1000 10000 100000 1000000 10000000]
-        [--shard-size 100000] [--encoder static|minilm] [--work DIR]
+        [--shard-size 100000] [--encoder static|minilm] [--work DIR [--resume]]
+
+A killed run goes on with ``--work DIR --resume``: finished shards are reused (the strings are
+generated again to find their keys), so its times and peak cover only the shards built after it.
 """
 from __future__ import annotations
 
@@ -171,7 +174,8 @@ def child(n: int, encoder_name: str, shard_size: int, work: Path, log) -> dict:
         del ids, texts, sparse, contents
         results.append(run_shard(task))
         del task
-        log(f"  shard {s}: {results[-1]['rows']} units, {time.perf_counter() - started:.0f} s, "
+        log(f"  shard {s}: {results[-1]['rows']} units{' (reused)' if results[-1]['reused'] else ''}, "
+            f"{time.perf_counter() - started:.0f} s, "
             f"peak +{(sampler.peak - base) / 2**20:.0f} MB")
     merge_started = time.perf_counter()
     index, info = merge_shards(results, IVFOnDiskSpec(), cache_root)
@@ -210,6 +214,8 @@ def main() -> None:
     parser.add_argument("--shard-size", type=int, default=100_000)
     parser.add_argument("--encoder", choices=["static", "minilm"], default="static")
     parser.add_argument("--work", help="a folder for the caches (default: a temporary one, removed after)")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --work: keep the shards a killed run finished (each is content-addressed) and go on")
     parser.add_argument("--child", type=int)
     args = parser.parse_args()
     if args.child:
@@ -223,8 +229,9 @@ def main() -> None:
     try:
         for n in args.sizes:
             work = tmp / f"n{n}"
-            shutil.rmtree(work, ignore_errors=True)
-            work.mkdir()
+            if not (args.resume and args.work):
+                shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(exist_ok=True)
             out = subprocess.run([sys.executable, __file__, "--child", str(n), "--encoder", args.encoder,
                                   "--shard-size", str(args.shard_size), "--work", str(work)],
                                  stdout=subprocess.PIPE, text=True, check=True)
