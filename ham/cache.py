@@ -79,6 +79,10 @@ class FolderCache:
     def path(self, kind: str, key: str) -> Path:
         return self.root / kind / key
 
+    def has(self, kind: str, key: str) -> bool:
+        """Whether a complete entry is there (``get_or_build`` would reuse it)."""
+        return (self.path(kind, key) / ".complete").exists()
+
     def get_or_build(self, kind: str, key: str, build: Callable[[Path], None]) -> tuple[Path, bool]:
         """Return (folder, was_cached). ``build(tmp)`` writes the entry into ``tmp``."""
         final = self.path(kind, key)

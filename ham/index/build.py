@@ -93,17 +93,12 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
 
-    window = encoder.window_setting
-    ekey = key_of(["embeddings", digest, encoder.model_id, INDEX_VERSION,
-                   *(["window", window] if window is not None else []),
-                   *(["windows", WINDOWS_VERSION] if windowed else [])])
+    ekey = embeddings_key(digest, encoder, windowed)
     efolder, e_reused = cache.get_or_build("embeddings", ekey, embed)
     sparse_folder, sparse_kind = efolder, LexicalSparse.kind
     if not encoder.has_sparse:
         sparse_kind = BM25Sparse.kind
-        sparse_folder, _ = cache.get_or_build("bm25", key_of(["bm25", sparse_digest, INDEX_VERSION, TOKENIZER_VERSION]),
-                                              lambda folder: BM25Sparse.build(sparse_texts).save(folder)
-                                              if sparse_texts else None)
+        sparse_folder = bm25_folder(ids, sparse_texts, cache, sparse_digest)
 
     def build(folder: Path) -> None:
         import faiss
@@ -124,6 +119,30 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     if (efolder / "truncation.json").exists():
         info["truncation"] = json.loads((efolder / "truncation.json").read_text())
     return index, info
+
+
+def embeddings_key(digest: str, encoder: BatchedEncoder, windowed: bool) -> str:
+    """The embeddings entry's key: the strings' digest x encoder id x window setting and mode."""
+    window = encoder.window_setting
+    return key_of(["embeddings", digest, encoder.model_id, INDEX_VERSION,
+                   *(["window", window] if window is not None else []),
+                   *(["windows", WINDOWS_VERSION] if windowed else [])])
+
+
+def embeddings_cached(ids: list[str], texts: list[str], encoder: BatchedEncoder, cache: FolderCache,
+                      contents: list[str] | None = None) -> bool:
+    """Whether ``index_strings`` would reuse these strings' embeddings (nothing to encode)."""
+    windowed = contents is not None and encoder.long_text == "windows"
+    return cache.has("embeddings", embeddings_key(strings_digest(ids, texts), encoder, windowed))
+
+
+def bm25_folder(ids: list[str], sparse_texts: list[str], cache: FolderCache, digest: str | None = None) -> Path:
+    """The BM25 index of exact strings, built or reused (key: the strings x index and tokenizer
+    versions); the one entry both the full build and ``ham-ask``'s sparse-first answer use."""
+    digest = digest or strings_digest(ids, sparse_texts)
+    folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION, TOKENIZER_VERSION]),
+                                   lambda folder: BM25Sparse.build(sparse_texts).save(folder) if sparse_texts else None)
+    return folder
 
 
 def build_indexes(corpus: Corpus, representer: Representer, encoder: BatchedEncoder, cache: FolderCache,

@@ -234,3 +234,29 @@ class HybridIndex:
             return candidates[~seen[candidates]]
         finally:
             seen[rows] = False
+
+
+class SparseSideIndex(HybridIndex):
+    """A modality's sparse side alone, before its dense side exists: ``ham-ask``'s preliminary
+    answer while the embeddings are still to be encoded (``ham.run.sparse_first``). The pool is the
+    sparse top ``pool`` (plus ``extra``) and every dense score is 0, so it is searched only under
+    ``SparseOnly`` fusion: any other would rank by a dense side that is not there."""
+
+    def __init__(self, unit_ids: list[str], sparse, meta: dict) -> None:
+        super().__init__(unit_ids, None, None, sparse, meta)
+
+    def search(self, query: Query, k: int | None, fusion=None, pool: int = 100,
+               extra: Sequence[int] = ()) -> list[ScoredUnit]:
+        if not isinstance(fusion, SparseOnly):
+            raise ValueError(f"a sparse-side index has no dense side: search it with SparseOnly fusion, "
+                             f"not {type(fusion).__name__}")
+        return super().search(query, k, fusion, pool, extra)
+
+    def _pool(self, query: Query, depth: int, extra: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        sparse_all = self.sparse_scores(query)
+        cand = _top(sparse_all, depth)
+        if len(extra):
+            cand = np.unique(np.concatenate((cand, np.asarray(extra, dtype=np.int64))))
+        scores = np.zeros((2, len(cand)), dtype=np.float32)
+        np.take(sparse_all, cand, out=scores[1])
+        return cand, scores
