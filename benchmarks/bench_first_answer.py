@@ -13,7 +13,8 @@ faiss and the first answer. The stages: ingest (parse + units), summaries and de
 encode (seconds inside the encoder; strings counted, windows included), index (the rest of
 indexing: BM25, faiss, saving) and answer (the first question). The load average is printed
 before and after each run: the machine may be shared, so compare ratios within one run.
-torch uses ``--threads`` threads (default 1, as every benchmark here).
+torch uses ``--threads`` threads (default 1, as every benchmark here). ``first``: when ``ham-ask``'s
+sparse-first answer (BM25 alone, ``ham.run.sparse_first``) was printed, before the dense index.
 """
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ def overrides(corpus: Path, encoder: str, cache: Path) -> list[str]:
             f"encoder={encoder}"]
 
 
-def first_answer(corpus: Path, encoder: str, question: str, threads: int) -> dict:
-    """One ``ham-ask`` from an empty cache, in this process, stage by stage."""
+def first_answer(corpus: Path, encoder: str, question: str, threads: int, sparse_first: bool = True) -> dict:
+    """One ``ham-ask`` from an empty cache, in this process, stage by stage; ``preliminary``: the
+    seconds (in this process) until the sparse-first answer was ready."""
     started = time.perf_counter()
     import torch
 
@@ -47,6 +49,7 @@ def first_answer(corpus: Path, encoder: str, question: str, threads: int) -> dic
     import ham.run.build as run_build
     from ham.conf import compose
     from ham.index.encoders import BatchedEncoder
+    from ham.run.sparse_first import ask_sparse_first
 
     stages: dict[str, float] = {}
     counted = {"strings": 0, "seconds": 0.0, "on": True}
@@ -81,12 +84,24 @@ def first_answer(corpus: Path, encoder: str, question: str, threads: int) -> dic
     run_build.build_offline = timed("offline", run_build.build_offline)
     with tempfile.TemporaryDirectory() as cache:
         cfg = compose(overrides(corpus, encoder, Path(cache)), return_hydra_config=False)
-        t0 = time.perf_counter()
-        pipeline = run_build.build_pipeline(cfg, with_evaluator=False)
-        stages["build"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        row = pipeline.ask(question)
-        stages["answer"] = time.perf_counter() - t0
+        asks: list[float] = []
+        real_ask = run_build.Pipeline.ask
+
+        def ask(self, q):
+            t0 = time.perf_counter()
+            try:
+                return real_ask(self, q)
+            finally:
+                asks.append(time.perf_counter() - t0)
+
+        run_build.Pipeline.ask = ask   # the last ask is the full answer's (the first, with one, the preliminary's)
+        preliminary = {}
+
+        def on_preliminary(row, pending, root):
+            preliminary.update(at=time.perf_counter() - started, answered=row.get("failure") is None)
+
+        pipeline, row = ask_sparse_first(cfg, question, on_preliminary if sparse_first else None,
+                                         with_evaluator=False)
     seconds = pipeline.info.get("seconds", {})
     units = {m: len(ix) for m, ix in pipeline.retriever.indexes.items()}
     represent = float(seconds.get("summaries", 0.0)) + float(seconds.get("descriptions", 0.0))
@@ -94,7 +109,8 @@ def first_answer(corpus: Path, encoder: str, question: str, threads: int) -> dic
             "strings": counted["strings"], "ingest": stages["ingest"], "represent": represent,
             "encode": counted["seconds"],
             "index": float(seconds.get("index", 0.0)) - counted["seconds"],
-            "answer": stages["answer"], "in_process": time.perf_counter() - started,
+            "answer": asks[-1], "in_process": time.perf_counter() - started,
+            "preliminary": preliminary.get("at"), "preliminary_answered": preliminary.get("answered"),
             "answered": row.get("failure") is None, "threads": threads}
 
 
@@ -147,6 +163,12 @@ def strings_per_second(corpus: Path, encoders: list[str], n: int, repeat: int, t
               f"runs {', '.join(f'{t:.1f}' for t in runs[name])} s   {close}")
 
 
+def first_seconds(row: dict) -> str:
+    if row.get("preliminary") is None:
+        return "-"
+    return f"{row['wall'] - row['in_process'] + row['preliminary']:.0f}"
+
+
 def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -185,14 +207,16 @@ def main() -> None:
             print(f"  done: {name} {wall:.0f} s", file=sys.stderr, flush=True)
     print(f"\nham-ask from an empty cache on {corpus.name}, torch threads {args.threads} (seconds):")
     print(f"{'encoder':<14}{'wall':>8}{'ingest':>8}{'repr':>7}{'encode':>8}{'strings':>9}{'str/s':>7}"
-          f"{'index':>7}{'answer':>8}{'ratio':>7}  load before -> after")
+          f"{'index':>7}{'answer':>8}{'ratio':>7}{'first':>7}  load before -> after")
     best = {r["encoder"]: min(x["wall"] for x in rows if x["encoder"] == r["encoder"]) for r in rows}
     base = best[args.encoders[0]]
     for r in rows:
         print(f"{r['encoder']:<14}{r['wall']:8.0f}{r['ingest']:8.1f}{r['represent']:7.1f}{r['encode']:8.0f}"
               f"{r['strings']:9d}{r['strings'] / max(r['encode'], 1e-9):7.1f}{r['index']:7.1f}{r['answer']:8.2f}"
-              f"{base / r['wall']:7.2f}  {r['load']}")
+              f"{base / r['wall']:7.2f}{first_seconds(r):>7}  {r['load']}")
+    print("first: seconds until the sparse-first (BM25) answer was printed, process start included")
     print(f"units {rows[0]['units']}; every run answered: {all(r['answered'] for r in rows)}; "
+          f"every preliminary answered: {all(r['preliminary_answered'] for r in rows)}; "
           f"model ids: {sorted({r['model_id'] for r in rows})}")
 
 

@@ -4,6 +4,7 @@ manual, flat vs HAM with paired 95% CIs (questions resampled as pairs), plus que
 
     .venv/bin/python benchmarks/bench_retrieval_quality.py                    # devbench, the standard set
     .venv/bin/python benchmarks/bench_retrieval_quality.py --configs flat ham ham_structural
+    .venv/bin/python benchmarks/bench_retrieval_quality.py --configs ham ham_sparse_first --reference ham
     .venv/bin/python benchmarks/bench_retrieval_quality.py --dataset demo
     .venv/bin/python benchmarks/bench_retrieval_quality.py --extra "units=merged" --extra "units=merged retrieval=structural"
 
@@ -32,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ham.conf import compose  # noqa: E402
 from ham.run.job import load_dataset_questions  # noqa: E402
-from ham.run.build import build_pipeline  # noqa: E402
+from ham.run.build import build_pipeline, configured_cache, load_configured_corpus  # noqa: E402
+from ham.run.sparse_first import sparse_first_pipeline  # noqa: E402
 from ham.text import normalise_ws  # noqa: E402
 from ham_analysis.stats import normal_ci, paired  # noqa: E402
 
@@ -42,7 +44,9 @@ CONFIGS = {   # the default retrieval=budget caps its passages at k_t = 50 (k_t 
     "flat": ["text_repr=st", "image_repr=li", "retrieval.k_t=50"],
     "ham": ["retrieval.k_t=50"],
     "ham_structural": ["retrieval=structural"],
+    "ham_sparse_first": ["retrieval.k_t=50"],   # ham-ask's preliminary answer: BM25 alone, before the dense index
 }
+SPARSE_FIRST = {"ham_sparse_first"}
 OUT = Path("outputs/bench/retrieval_quality")
 
 
@@ -67,7 +71,11 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
     questions, _ = load_dataset_questions(cfg)
     questions = questions[:limit] if limit else questions
     started = time.perf_counter()
-    pipeline = build_pipeline(cfg, with_evaluator=False)
+    if name in SPARSE_FIRST:
+        cache = configured_cache(cfg)
+        pipeline, _ = sparse_first_pipeline(cfg, cache, load_configured_corpus(cfg, cache), even_if_built=True)
+    else:
+        pipeline = build_pipeline(cfg, with_evaluator=False)
     build_seconds = time.perf_counter() - started
     retriever = pipeline.retriever
     retriever.retrieve("warm up the encoder")

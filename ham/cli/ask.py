@@ -8,6 +8,11 @@ indexed once (the cache is the run's: a second ``ham-ask`` or a ``ham`` run reus
 interleaved answer with each image's file, then the retrieved evidence with heading paths,
 positions (page, figure label) and scores; ``--html`` writes the same page a run's report.html
 shows, ``--json`` prints the prediction row instead.
+
+On a corpus whose dense index is not built yet, the first answer comes from BM25 alone, printed
+as a preliminary answer within seconds of ingest, while the embeddings are encoded; the full
+answer follows (``ham.run.sparse_first``). ``--no-sparse-first`` (and ``--json``, which prints one
+row) waits for the full answer only.
 """
 from __future__ import annotations
 
@@ -23,7 +28,9 @@ def ask_parser() -> argparse.ArgumentParser:
     parser.add_argument("question", help="the question, in quotes")
     parser.add_argument("overrides", nargs="*", help="config overrides, as for ham (group=option, key=value)")
     parser.add_argument("--html", type=Path, help="also write the answer page (as a run's report.html) here")
-    parser.add_argument("--json", action="store_true", help="print the prediction row as JSON")
+    parser.add_argument("--json", action="store_true", help="print the prediction row as JSON (the full answer only)")
+    parser.add_argument("--no-sparse-first", action="store_true",
+                        help="on a new corpus, no preliminary answer from BM25 while the dense index is built")
     return parser
 
 
@@ -31,7 +38,7 @@ def ask_main(argv: list[str] | None = None) -> int:
     from ham.conf import ConfigError, compose
     from ham.report.text import answer_text, evidence_text
     from ham.report.viewer import write_rows_report
-    from ham.run.build import build_pipeline
+    from ham.run.sparse_first import ask_sparse_first
 
     args = ask_parser().parse_args(argv)
     bad = [o for o in args.overrides if "=" not in o]
@@ -44,8 +51,18 @@ def ask_main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"ham-ask: {exc}", file=sys.stderr)
         return 2
-    pipeline = build_pipeline(cfg)
-    row = pipeline.ask(args.question)
+
+    def preliminary(row: dict, pending: dict, root) -> None:
+        todo = ", ".join(f"{n:,} {m}" for m, n in pending.items())
+        print(f"Preliminary answer, from BM25 alone: the dense index is not built yet ({todo} strings to encode; "
+              "the full answer follows).\n")
+        print(answer_text(row, root))
+        print()
+        print(evidence_text(row, root))
+        print("\n" + "-" * 72 + "\nFull answer (dense + sparse retrieval):\n", flush=True)
+
+    pipeline, row = ask_sparse_first(cfg, args.question, on_preliminary=None if args.json or args.no_sparse_first
+                                     else preliminary)
     root = pipeline.corpus.root if pipeline.corpus is not None else None
     if args.json:
         print(json.dumps(row, ensure_ascii=False, indent=2))

@@ -102,11 +102,14 @@ def configured_generator(cfg: DictConfig, cache: FolderCache):
     return with_generation_cache(instantiate(cfg.generator), cache.root)
 
 
-def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
-    """Every component of a run from its config, the offline stage cached (``ham.index.build``)."""
+def build_pipeline(cfg: DictConfig, with_evaluator: bool = True, corpus: Corpus | None = None,
+                   generator=None) -> Pipeline:
+    """Every component of a run from its config, the offline stage cached (``ham.index.build``).
+    ``corpus`` and ``generator``: ones already built from this same config (``ham-ask`` after its
+    sparse-first answer), so neither is loaded twice."""
     seed_everything(int(cfg.seed))
     cache = configured_cache(cfg)
-    corpus = load_configured_corpus(cfg, cache)
+    corpus = corpus if corpus is not None else load_configured_corpus(cfg, cache)
     indexed = build_offline(cfg, corpus, cache)
     indexed.info["index_bytes"] = {**index_bytes(indexed.indexes),
                                    "pages_of_units": len({(u.doc_id, u.page) for u in corpus.units if u.page is not None})}
@@ -119,7 +122,7 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True) -> Pipeline:
     retriever = attach_pages(cfg, retriever, corpus, cache, indexed.info)
     assembler = instantiate(cfg.method, _partial_=True)(descriptions=indexed.descriptions, encoder=indexed.encoder,
                                                         corpus_root=corpus.root)
-    generator = configured_generator(cfg, cache)
+    generator = generator if generator is not None else configured_generator(cfg, cache)
     retriever.count_with(token_counter(generator))
     evaluator = None
     if with_evaluator:

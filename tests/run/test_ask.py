@@ -18,7 +18,11 @@ def test_ham_ask_prints_the_interleaved_answer_with_image_files_and_the_evidence
                      "--html", str(page)])
     out = capsys.readouterr().out
     assert code == 0
-    answer, evidence = out.split("Retrieved text:")
+    # a new cache: a preliminary answer from BM25 first, then the full one
+    preliminary, full = out.split("Full answer (dense + sparse retrieval):")
+    assert preliminary.startswith("Preliminary answer, from BM25 alone") and "strings to encode" in preliminary
+    assert "Retrieved text:" in preliminary and "[image: " in preliminary
+    answer, evidence = full.split("Retrieved text:")
     assert "[image: " in answer and "reconcil" in answer.lower()
     shown = [line.split("[image: ")[1].split(" — ")[0] for line in answer.splitlines() if "[image: " in line]
     assert shown and all(__import__("os").path.isfile(p) for p in shown), "each image is a file that exists"
@@ -26,6 +30,12 @@ def test_ham_ask_prints_the_interleaved_answer_with_image_files_and_the_evidence
     assert "Retrieved images:" in evidence and "Figure 5." in evidence
     html = page.read_text()
     assert "<html" in html.lower() and "Generated answer" in html and "reconcil" in html.lower()
+
+
+def test_a_second_ham_ask_on_a_built_index_prints_the_full_answer_alone(overrides, capsys):
+    assert ask_main(["How do I enter a split transaction?", *overrides]) == 0
+    out = capsys.readouterr().out
+    assert "Preliminary answer" not in out and "Full answer" not in out and out.count("Retrieved text:") == 1
 
 
 def test_ham_ask_json_row_and_bad_arguments(overrides, capsys):
