@@ -71,7 +71,7 @@ def sparse_first_pipeline(cfg: DictConfig, cache: FolderCache, corpus: Corpus,
     for modality in ("text", "image"):
         units = corpus.of_modality(modality)
         ids, texts = [u.unit_id for u in units], [representer(u) for u in units]
-        if not embeddings_cached(ids, texts, parts.encoder, cache, [u.content for u in units]):
+        if texts and not embeddings_cached(ids, texts, parts.encoder, cache, [u.content for u in units]):
             pending[modality] = len(texts)
         folder = bm25_folder(ids, [representer.sparse(u) for u in units], cache)
         indexes[modality] = SparseSideIndex(ids, BM25Sparse.load(folder) if ids else None,
