@@ -6,9 +6,9 @@ encoder option, and each encoder's strings/s on the manual's own unit strings.
 
 Strings/s: the same ``--sample`` unit strings (ct/si, as the index embeds them, seeded sample) are
 encoded by every encoder, alternating, ``--repeat`` times; the best run of each counts, and the
-ratio is to the first encoder. Time to first answer: each encoder's ``ham-ask`` (``build_pipeline``
-then ``ask``, as ``ham/cli/ask.py`` runs them) in a fresh process on an empty cache, alternating
-encoders, so every row pays for its imports, model load, ingest, summaries, encoding, BM25 and
+ratio is to the first encoder. Time to first answer: each encoder's ``ham-ask``
+(``ask_sparse_first`` as ``ham/cli/ask.py`` runs it: the sparse-first answer, then the full one)
+in a fresh process on an empty cache, alternating encoders, so every row pays for its imports, model load, ingest, summaries, encoding, BM25 and
 faiss and the first answer. The stages: ingest (parse + units), summaries and descriptions,
 encode (seconds inside the encoder; strings counted, windows included), index (the rest of
 indexing: BM25, faiss, saving) and answer (the first question). The load average is printed
