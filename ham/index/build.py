@@ -38,7 +38,7 @@ from ham.index.digest import INDEX_VERSION, strings_digest
 from ham.index.hybrid import HybridIndex
 from ham.index.shards import build_sharded
 from ham.index.sparse import BM25Sparse, LexicalSparse
-from ham.index.windows import WINDOWS_VERSION, encode_windowed, truncation
+from ham.index.windows import encode_windowed, encoding_key_parts, is_windowed, truncation
 from ham.text import TOKENIZER_VERSION
 from ham.represent.templates import Representer
 from ham.enrich.summaries import Summaries, summarise_sections
@@ -80,7 +80,7 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     sparse_digest = digest if sparse_texts is texts else strings_digest(ids, sparse_texts)
     meta = {**(meta or {}), "encoder": encoder.model_id, "strings": digest}
 
-    windowed = contents is not None and encoder.long_text == "windows"
+    windowed = is_windowed(encoder, contents)
 
     def embed(folder: Path) -> None:
         desc, plan = f"{meta.get('modality', '')} units", None
@@ -123,17 +123,13 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
 
 def embeddings_key(digest: str, encoder: BatchedEncoder, windowed: bool) -> str:
     """The embeddings entry's key: the strings' digest x encoder id x window setting and mode."""
-    window = encoder.window_setting
-    return key_of(["embeddings", digest, encoder.model_id, INDEX_VERSION,
-                   *(["window", window] if window is not None else []),
-                   *(["windows", WINDOWS_VERSION] if windowed else [])])
+    return key_of(["embeddings", digest, *encoding_key_parts(encoder, windowed)])
 
 
 def embeddings_cached(ids: list[str], texts: list[str], encoder: BatchedEncoder, cache: FolderCache,
                       contents: list[str] | None = None) -> bool:
     """Whether ``index_strings`` would reuse these strings' embeddings (nothing to encode)."""
-    windowed = contents is not None and encoder.long_text == "windows"
-    return cache.has("embeddings", embeddings_key(strings_digest(ids, texts), encoder, windowed))
+    return cache.has("embeddings", embeddings_key(strings_digest(ids, texts), encoder, is_windowed(encoder, contents)))
 
 
 def bm25_folder(ids: list[str], sparse_texts: list[str], cache: FolderCache, digest: str | None = None) -> Path:

@@ -46,7 +46,7 @@ from ham.index.encoders import BatchedEncoder
 from ham.index.hybrid import HybridIndex
 from ham.index.ondisk import ShardedVectors, StreamedBM25, UnitIds, UnitIdsWriter, build_bm25, term_counts
 from ham.index.sparse import LexicalSparse
-from ham.index.windows import WINDOWS_VERSION, encode_windowed, truncation
+from ham.index.windows import encode_windowed, encoding_key_parts, is_windowed, truncation
 from ham.text import TOKENIZER_VERSION, tokenize
 
 log = logging.getLogger("ham.index.shards")
@@ -115,12 +115,9 @@ def plan_shards(ids: Sequence[str], texts: Sequence[str], contents: Sequence[str
 
 
 def shard_key(task: ShardTask, encoder: BatchedEncoder) -> str:
-    window = encoder.window_setting
-    windowed = task.contents is not None and encoder.long_text == "windows"
     sparse = None if task.sparse_texts is None else _digest(task.ids, task.sparse_texts)
-    return key_of(["shard", _digest(task.ids, task.texts), sparse, encoder.model_id, INDEX_VERSION,
-                   *(["window", window] if window is not None else []),
-                   *(["windows", WINDOWS_VERSION] if windowed else []),
+    return key_of(["shard", _digest(task.ids, task.texts), sparse,
+                   *encoding_key_parts(encoder, is_windowed(encoder, task.contents)),
                    "terms", TOKENIZER_VERSION, SHARDS_VERSION])
 
 
@@ -134,7 +131,7 @@ def run_shard(task: ShardTask) -> dict:
     def build(folder: Path) -> None:
         started = time.perf_counter()
         desc, plan = f"shard {task.shard}", None
-        if task.contents is not None and encoder.long_text == "windows":
+        if is_windowed(encoder, task.contents):
             plan = encode_windowed(encoder, texts, list(task.contents), folder, desc)
         else:
             encoder.encode_to(texts, folder, desc=desc)

@@ -19,7 +19,23 @@ from typing import Sequence
 
 import numpy as np
 
+from ham.index.digest import INDEX_VERSION
+
 WINDOWS_VERSION = "1"
+
+
+def is_windowed(encoder, contents) -> bool:
+    """Whether long units are encoded as windows over their contents: ``long_text=windows`` and
+    the units' contents given."""
+    return contents is not None and encoder.long_text == "windows"
+
+
+def encoding_key_parts(encoder, windowed: bool) -> list:
+    """What of the encoding enters an embeddings key (the single-process entry's and a shard's
+    alike): encoder id, index version, the configured window, the windows mode."""
+    window = encoder.window_setting
+    return [encoder.model_id, INDEX_VERSION, *(["window", window] if window is not None else []),
+            *(["windows", WINDOWS_VERSION] if windowed else [])]
 MIN_WINDOW_TOKENS = 32   # a head that leaves fewer content tokens per window is not windowed
 MARGIN_TOKENS = 4        # a head tokenised alone can differ by a token or two from in context
 
