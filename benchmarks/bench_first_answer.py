@@ -8,8 +8,8 @@ Strings/s: the same ``--sample`` unit strings (ct/si, as the index embeds them, 
 encoded by every encoder, alternating, ``--repeat`` times; the best run of each counts, and the
 ratio is to the first encoder. Time to first answer: each encoder's ``ham-ask``
 (``ask_sparse_first`` as ``ham/cli/ask.py`` runs it: the sparse-first answer, then the full one)
-in a fresh process on an empty cache, alternating encoders, so every row pays for its imports, model load, ingest, summaries, encoding, BM25 and
-faiss and the first answer. The stages: ingest (parse + units), summaries and descriptions,
+in a fresh process on an empty cache, alternating encoders, so every row pays for its imports,
+model load, ingest, summaries, encoding, BM25 and faiss and the first answer. The stages: ingest (parse + units), summaries and descriptions,
 encode (seconds inside the encoder; strings counted, windows included), index (the rest of
 indexing: BM25, faiss, saving) and answer (the first question). The load average is printed
 before and after each run: the machine may be shared, so compare ratios within one run.
@@ -39,7 +39,7 @@ def overrides(corpus: Path, encoder: str, cache: Path) -> list[str]:
             f"encoder={encoder}"]
 
 
-def first_answer(corpus: Path, encoder: str, question: str, threads: int, sparse_first: bool = True) -> dict:
+def first_answer(corpus: Path, encoder: str, question: str, threads: int) -> dict:
     """One ``ham-ask`` from an empty cache, in this process, stage by stage; ``preliminary``: the
     seconds (in this process) until the sparse-first answer was ready."""
     started = time.perf_counter()
@@ -100,8 +100,7 @@ def first_answer(corpus: Path, encoder: str, question: str, threads: int, sparse
         def on_preliminary(row, pending, root):
             preliminary.update(at=time.perf_counter() - started, answered=row.get("failure") is None)
 
-        pipeline, row = ask_sparse_first(cfg, question, on_preliminary if sparse_first else None,
-                                         with_evaluator=False)
+        pipeline, row = ask_sparse_first(cfg, question, on_preliminary, with_evaluator=False)
     seconds = pipeline.info.get("seconds", {})
     units = {m: len(ix) for m, ix in pipeline.retriever.indexes.items()}
     represent = float(seconds.get("summaries", 0.0)) + float(seconds.get("descriptions", 0.0))

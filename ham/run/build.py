@@ -91,10 +91,12 @@ def configured_engine(cfg: DictConfig):
     return instantiate(node, _convert_="all") if node is not None and node.get("_target_") else LocalEngine()
 
 
-def build_offline(cfg: DictConfig, corpus: Corpus, cache: FolderCache, engine=None) -> Indexed:
+def build_offline(cfg: DictConfig, corpus: Corpus, cache: FolderCache, engine=None,
+                  parts: OfflineParts | None = None) -> Indexed:
     """Summaries, descriptions, embeddings and indexes of ``corpus`` under ``cfg`` (cached);
-    a sharded index's shards through ``engine`` (default: the ``engine`` group's)."""
-    return build_index(corpus, cache, offline_parts(cfg, engine=engine))
+    a sharded index's shards through ``engine`` (default: the ``engine`` group's); ``parts``: the
+    offline components already built from ``cfg`` (their models already loaded)."""
+    return build_index(corpus, cache, parts if parts is not None else offline_parts(cfg, engine=engine))
 
 
 def configured_generator(cfg: DictConfig, cache: FolderCache):
@@ -103,14 +105,14 @@ def configured_generator(cfg: DictConfig, cache: FolderCache):
 
 
 def build_pipeline(cfg: DictConfig, with_evaluator: bool = True, corpus: Corpus | None = None,
-                   generator=None) -> Pipeline:
+                   generator=None, parts: OfflineParts | None = None) -> Pipeline:
     """Every component of a run from its config, the offline stage cached (``ham.index.build``).
-    ``corpus`` and ``generator``: ones already built from this same config (``ham-ask`` after its
-    sparse-first answer), so neither is loaded twice."""
+    ``corpus``, ``generator`` and ``parts`` (``offline_parts``): ones already built from this same
+    config (``ham-ask`` after its sparse-first answer), so no model is loaded twice."""
     seed_everything(int(cfg.seed))
     cache = configured_cache(cfg)
     corpus = corpus if corpus is not None else load_configured_corpus(cfg, cache)
-    indexed = build_offline(cfg, corpus, cache)
+    indexed = build_offline(cfg, corpus, cache, parts=parts)
     indexed.info["index_bytes"] = {**index_bytes(indexed.indexes),
                                    "pages_of_units": len({(u.doc_id, u.page) for u in corpus.units if u.page is not None})}
     # runtime objects go to the partial, not through instantiate (which would turn them into configs)

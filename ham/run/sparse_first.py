@@ -21,7 +21,7 @@ from omegaconf import DictConfig
 from ham.backends.local import seed_everything
 from ham.cache import FolderCache
 from ham.conf import instantiate_optional
-from ham.index.build import bm25_folder, build_representer, embeddings_cached
+from ham.index.build import OfflineParts, bm25_folder, build_representer, embeddings_cached
 from ham.index.hybrid import SparseOnly, SparseSideIndex
 from ham.index.sparse import BM25Sparse
 from ham.ingest.corpus import Corpus
@@ -51,18 +51,19 @@ def why_not_sparse_first(cfg: DictConfig) -> str | None:
     return None
 
 
-def sparse_first_pipeline(cfg: DictConfig, cache: FolderCache, corpus: Corpus,
+def sparse_first_pipeline(cfg: DictConfig, cache: FolderCache, corpus: Corpus, parts: OfflineParts | None = None,
                           even_if_built: bool = False) -> tuple[Pipeline | None, dict]:
     """The preliminary pipeline and the strings still to encode per modality; (None, {}) when the
     dense index is already cached (the full answer is as quick; ``even_if_built``: the pipeline
     all the same, as a benchmark measures it) or the config cannot have one
-    (``why_not_sparse_first``, logged)."""
+    (``why_not_sparse_first``, logged). ``parts``: ``offline_parts(cfg)``, when the caller goes on
+    to the full build with them (their encoder then loads once)."""
     why = why_not_sparse_first(cfg)
     if why is not None:
         log.info("no sparse-first answer: %s", why)
         return None, {}
     seed_everything(int(cfg.seed))
-    parts = run_build.offline_parts(cfg)
+    parts = parts if parts is not None else run_build.offline_parts(cfg)
     if parts.encoder.has_sparse:
         log.info("no sparse-first answer: %s's sparse side comes from encoding", parts.encoder.model_id)
         return None, {}
@@ -90,15 +91,18 @@ def sparse_first_pipeline(cfg: DictConfig, cache: FolderCache, corpus: Corpus,
 
 
 def ask_sparse_first(cfg: DictConfig, question: str, on_preliminary=None, with_evaluator: bool = True):
-    """``ham-ask``'s flow: ``on_preliminary(row, pending, corpus root)`` with the sparse-first answer when there
-    is one, then the full pipeline (built or reused) and its answer: ``(pipeline, row)``."""
+    """``ham-ask``'s flow: ``on_preliminary(row, pending, corpus root)`` with the sparse-first answer
+    when there is one, then the full pipeline (built or reused, with the same offline components)
+    and its answer: ``(pipeline, row)``."""
     cache = run_build.configured_cache(cfg)
     corpus = run_build.load_configured_corpus(cfg, cache)
-    generator = None
+    generator = parts = None
     if on_preliminary is not None:
-        pre, pending = sparse_first_pipeline(cfg, cache, corpus)
+        parts = run_build.offline_parts(cfg)
+        pre, pending = sparse_first_pipeline(cfg, cache, corpus, parts)
         if pre is not None:
             on_preliminary(pre.ask(question), pending, corpus.root)
             generator = pre.generator
-    pipeline = run_build.build_pipeline(cfg, with_evaluator=with_evaluator, corpus=corpus, generator=generator)
+    pipeline = run_build.build_pipeline(cfg, with_evaluator=with_evaluator, corpus=corpus, generator=generator,
+                                        parts=parts)
     return pipeline, pipeline.ask(question)

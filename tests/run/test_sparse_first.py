@@ -42,11 +42,21 @@ def test_the_preliminary_ranking_is_sparse_only_retrieval_over_the_full_index(cf
     assert sparse_first_pipeline(cfg, cache, corpus) == (None, {}), "a built index needs no preliminary answer"
 
 
-def test_ask_sparse_first_answers_twice_on_a_new_cache_and_once_after(cfg):
+def test_ask_sparse_first_answers_twice_on_a_new_cache_and_once_after(cfg, monkeypatch):
+    import sentence_transformers
+
+    loads, real_init = [], sentence_transformers.SentenceTransformer.__init__
+
+    def counted_init(self, *args, **kwargs):
+        loads.append(args[0] if args else kwargs.get("model_name_or_path"))
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(sentence_transformers.SentenceTransformer, "__init__", counted_init)
     seen = []
     pipeline, row = ask_sparse_first(cfg, QUESTIONS[0], on_preliminary=lambda r, pending, root: seen.append(r),
                                      with_evaluator=False)
     assert len(seen) == 1 and seen[0]["answer"] and row["answer"]
+    assert len(loads) == 1, f"the preliminary and the full answer share one encoder, loaded once: {loads}"
     assert seen[0]["retrieved_text"] != row["retrieved_text"]
     ask_sparse_first(cfg, QUESTIONS[1], on_preliminary=lambda r, pending, root: seen.append(r), with_evaluator=False)
     assert len(seen) == 1
