@@ -1,4 +1,4 @@
-"""HTML pages and multi-page manuals (DocBook, Sphinx): joining pages into documents.
+"""HTML pages and multi-page manuals (DocBook, Sphinx, texinfo): joining pages into documents.
 
 Pages and documents
     Every ``.html``/``.htm``/``.xhtml`` file is a page. A page whose up-link (``<link rel="up">``,
@@ -7,7 +7,8 @@ Pages and documents
     names another page present in the corpus is that page's child;
     the root of a manual is the top-most page present (follow up-links until the target is absent).
     A root and its descendants form ONE document (id from the root page's path); children follow
-    the order in which the parent links to them (its table of contents), then the prev/next chain.
+    the order in which the parent links to them (its table of contents; a texinfo menu before any
+    other link), then the prev/next chain.
 
 Levels
     A page's top heading sits at the page's depth in that page tree (root page = 1); the other

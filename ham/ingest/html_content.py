@@ -21,10 +21,11 @@ Icons and images in tables
     follows the table with its row's text as its caption, so it keeps its description.
 
 Skipped, and counted as front matter
-    Page tables of contents (DocBook ``div.toc``, Asciidoctor ``div#toc``; where they sat is
-    noted for the page tree), the author/revision line of an Asciidoctor header, DocBook title-page
-    credits (``corpauthor``, ``author``, ``copyright``, ``pubdate``, ``legalnotice``, ...); other
-    credits are left out by ``ham.ingest.structure.remove_front_matter``. Also skipped: prev/next/up/home icons and
+    Page tables of contents (DocBook ``div.toc``, Asciidoctor ``div#toc``, the nodes the page
+    reader names: texinfo menus; where they sat is noted for the page tree), the author/revision
+    line of an Asciidoctor header, DocBook title-page credits (``corpauthor``, ``author``,
+    ``copyright``, ``pubdate``, ``legalnotice``, ...); other credits are left out by
+    ``ham.ingest.structure.remove_front_matter``. Also skipped: prev/next/up/home icons and
     admonition icons (an ``img`` in a note/tip/warning/caution/important box named after the box
     or alone in its cell). The admonition's label ("Tip") prefixes its first paragraph.
 """
@@ -127,8 +128,9 @@ def refentry_depth(node: LexborNode) -> int:
 class ContentWalker:
     """Turns one page's body into Blocks in reading order (see the module docstring)."""
 
-    def __init__(self, page: Path, root: Path, report: IngestReport, rel: str) -> None:
+    def __init__(self, page: Path, root: Path, report: IngestReport, rel: str, tocs=()) -> None:
         self.page, self.root, self.report, self.rel = page, root, report, rel
+        self.tocs = tocs  # nodes that are tables of contents whatever their tag (texinfo menus)
         self.blocks: list[Block] = []
         self.inline: list[str] = []
         self.prefix = ""
@@ -179,7 +181,8 @@ class ContentWalker:
 
     def block(self, node: LexborNode, tag: str) -> None:
         cls = classes(node)
-        if tag in ("div", "dl", "nav") and (cls & _PAGE_TOC_CLASSES or node.attributes.get("id") == "toc"):
+        if node in self.tocs or (tag in ("div", "dl", "nav") and (cls & _PAGE_TOC_CLASSES
+                                                                   or node.attributes.get("id") == "toc")):
             self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
             self.report.exclude(self.page, "table of contents", 1)
         elif (tag == "div" and "details" in cls and node.parent is not None

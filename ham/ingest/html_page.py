@@ -3,14 +3,29 @@ is chrome (removed before the content is read).
 
 Chrome (never content)
     ``head``, scripts and styles, DocBook ``div.navheader``/``div.navfooter``, tables of contents
-    (``div.toc``, ``dl.toc``, ``div.list-of-*``, Sphinx ``div.toctree-wrapper``, ``div.contents``),
-    Sphinx ``div.related``/``div.sphinxsidebar``/``div.footer``, ``nav``, ``footer``,
-    ``[role=navigation]``, breadcrumbs, a site ``header`` (one outside article/main/section),
-    ``a.headerlink`` (the pilcrow), forms, Sphinx's generated index and search pages (the targets
-    of ``<link rel="index|search">``); icons are skipped by ``ham.ingest.html_content``.
+    (``div.toc``, ``dl.toc``, ``div.list-of-*``, Sphinx ``div.toctree-wrapper``, docutils
+    ``div.contents.topic``), Sphinx ``div.related``/``div.sphinxsidebar``/``div.footer``, ``nav``,
+    ``footer``, ``[role=navigation]``, breadcrumbs, a site ``header`` (one outside
+    article/main/section), ``a.headerlink`` (the pilcrow), forms, Sphinx's generated index and
+    search pages (the targets of ``<link rel="index|search">``); icons are skipped by
+    ``ham.ingest.html_content``.
+
+Texinfo (makeinfo/texi2any, known by ``<meta name="Generator">``; only on such pages)
+    Its navigation panel, on top and at the foot of every page (``div.header``, texinfo 7
+    ``div.nav-panel``: "Next: ..., Previous: ..., Up: ... [Contents][Index]"), the headings of its
+    tables of contents, the "Footnotes" label (``.footnotes-heading``), the pilcrow links of
+    definitions and headings (``a.copiable-anchor``, texinfo 7 ``a.copiable-link``) and the empty
+    category label ": " of a ``@deftypefn {}`` line are chrome. The tables of contents
+    (``div.contents``, ``div.shortcontents``) and the menus listing a node's child pages
+    (``table.menu``, ``ul.section-toc``, texinfo 7 ``ul.mini-toc``) are the page's table of
+    contents: skipped where they sit (child pages go there), their first-level entries order the
+    child pages before any cross-reference does. A footnote's "(n)" heading leads its text, and its
+    citation reads "(n)" too (not a superscript glued to the word before it). The
+    top page's ``<title>`` "Top (Manual)" names the manual, so its title heading is the document's.
+    ``div.header`` or ``div.contents`` in other HTML is left alone.
 
 Page content (paragraphs, steps, tables, figures) is read by ``ham.ingest.html_content``; a page's
-credits (copyright, contributors, feedback) are left out and counted by
+credits (copyright, contributors, feedback, permission notices) are left out and counted by
 ``ham.ingest.structure.remove_front_matter``.
 """
 from __future__ import annotations
@@ -33,6 +48,11 @@ _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, di
                "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, form, #searchbox, "
                "div.searchbox, button, input, select")
 _TOC_ENTRIES = "div.toctree-wrapper li.toctree-l1 > a, dl.toc > dt a"  # a TOC's first-level links
+_TEXINFO_CHROME = ("div.header, div.nav-panel, p.nav-panel, h2.contents-heading, h2.shortcontents-heading, "
+                   ".footnotes-heading, a.copiable-anchor, a.copiable-link")
+_TEXINFO_TOCS = "div.contents, div.shortcontents, table.menu, ul.section-toc, ul.mini-toc"
+_TEXINFO_ENTRIES = ("div.contents > ul > li > a, table.menu td:first-child a, ul.section-toc > li > a, "
+                    "ul.mini-toc > li > a")
 
 
 def declared_charset(data: bytes) -> str | None:
@@ -112,6 +132,40 @@ def breadcrumb_parent(tree: LexborHTMLParser, page: Path, root: Path, rel: str) 
     return targets[-1] if targets else None
 
 
+def is_texinfo(tree: LexborHTMLParser) -> bool:
+    """makeinfo/texi2any output: ``<meta name="Generator" content="makeinfo">`` (or "texi2any")."""
+    for meta in tree.css("meta[name]"):
+        if (meta.attributes.get("name") or "").lower() == "generator":
+            return (meta.attributes.get("content") or "").strip().lower() in ("makeinfo", "texi2any")
+    return False
+
+
+def texinfo_title(title: str) -> str:
+    """The top page's "Top (Manual)" names the manual; other pages keep "Node (Manual)"."""
+    return title[5:-1].strip() if title.startswith("Top (") and title.endswith(")") else title
+
+
+def remove_texinfo_chrome(tree: LexborHTMLParser) -> None:
+    """Texinfo's chrome (module docstring); footnotes read "(n)" at the citation and before the note."""
+    remove_chrome(tree, _TEXINFO_CHROME)
+    for label in tree.css("span.category, span.category-def"):
+        if not normalise(label.text()).strip(":"):
+            label.decompose()
+    for ref in tree.css('a[id^="DOCF"]'):  # the citation "<sup>1</sup>" reads "(1)", as its note does
+        if normalise(ref.text()):
+            ref.insert_before(f" ({normalise(ref.text())})")
+        ref.decompose()
+    for mark in tree.css("div.footnote > h5, div.footnotes-segment > h5"):
+        number, body = normalise(mark.text()), mark.next
+        while body is not None and body.tag == "-text" and not (body.text_content or "").strip():
+            body = body.next
+        if number and body is not None and body.tag == "p" and body.child is not None:
+            body.child.insert_before(number + " ")
+        elif number:
+            mark.insert_before(number + " ")
+        mark.decompose()
+
+
 @dataclass
 class Page:
     path: Path
@@ -150,12 +204,19 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         report.add(path, "generated index or search page (navigation, not content)", "document")
         return None
     up = links.get("up") or breadcrumb_parent(tree, path, root, rel)
+    texinfo = is_texinfo(tree)
+    if texinfo:
+        title = texinfo_title(title)
+        remove_texinfo_chrome(tree)
     remove_chrome(tree, _NAV_CHROME)
     remove_site_headers(tree)
     order = [link_target(a.attributes.get("href"), path, root) for a in tree.css("a[href]")]
-    toc_entries = [link_target(a.attributes.get("href"), path, root) for a in tree.css(_TOC_ENTRIES)]
+    entries = _TOC_ENTRIES + (", " + _TEXINFO_ENTRIES if texinfo else "")
+    toc_entries = [link_target(a.attributes.get("href"), path, root) for a in tree.css(entries)]
+    if texinfo:  # its menu orders the child pages, not a cross-reference in the text above it
+        order = toc_entries + order
     remove_chrome(tree, TOC_CHROME)
-    walker = ContentWalker(path, root, report, rel)
+    walker = ContentWalker(path, root, report, rel, set(tree.css(_TEXINFO_TOCS)) if texinfo else ())
     try:
         blocks = walker.run(tree.body)
     except RecursionError:

@@ -13,7 +13,8 @@ In order:
    or blocks of dot-leader lines "Introduction ........ 3") and the credits of a preamble (a
    "Copyright" / "Contributors" / "Feedback" / "Legal notice" label and what follows it up to the
    next heading; paragraphs before the first section that open with "Copyright", "©", "All rights
-   reserved", "All trademarks") are left out and counted.
+   reserved", "All trademarks" or, as GNU manuals' permission notices do, "Permission is granted
+   to") are left out and counted.
 3. **Tables continued across pages.** An empty table item right after a table is the stub a parser
    (MinerU) left when it merged the two: dropped and counted. A table that opens a page right after
    a table that closed the previous one, without a caption of its own, is joined to it (a repeated
@@ -51,7 +52,7 @@ _FRONT_LABELS = {"copyright", "copyrights", "contributors", "feedback", "legal n
                  "license", "licence", "trademarks", "credits", "authors", "translators", "translation",
                  "publication date", "revision history", "disclaimer", "版权", "版权声明", "免责声明"}
 _LEGAL = re.compile(r"^\s*(?:copyright\b|©|\(c\)\s*\d{4}|all rights reserved|all trademarks|"
-                    r"版权所有|保留所有权利|本文档版权)", re.I)
+                    r"permission is granted to\b|版权所有|保留所有权利|本文档版权)", re.I)
 
 
 def _key(text: str) -> str:

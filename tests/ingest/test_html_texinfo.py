@@ -1,0 +1,251 @@
+"""HTML ingest of texinfo (makeinfo/texi2any) manuals: navigation panels, menus and tables of
+contents, pilcrow links and footnotes; hand-written pages shaped like texinfo 6.8 and 7 output."""
+
+from ham.ingest import ingest_corpus
+from tests.ingest.helpers import heading_path, leaf_with, node_titled
+
+
+def page(title: str, body: str, links: str = "", generator: str = "makeinfo") -> str:
+    """A page as makeinfo writes it (``generator=""``: any other HTML)."""
+    made_by = f'<!-- Created by GNU Texinfo -->\n<meta name="Generator" content="{generator}">' if generator else ""
+    return (f'<!DOCTYPE html>\n<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html; '
+            f'charset=utf-8">\n<title>{title}</title>\n{made_by}\n{links}\n</head>\n'
+            f'<body lang="en">\n{body}\n</body>\n</html>\n')
+
+
+REL = {"n": "next", "p": "prev", "u": "up"}
+
+
+def nav(next_=None, prev=None, up=None, rel=True) -> str:
+    """Texinfo 6.8's navigation panel (the copy at the foot has no rel/accesskey attributes)."""
+    parts = []
+    for label, target, key in (("Next", next_, "n"), ("Previous", prev, "p"), ("Up", up, "u")):
+        if target:
+            attrs = f' accesskey="{key}" rel="{REL[key]}"' if rel else ""
+            parts.append(f'{label}: <a href="{target}.html"{attrs}>{target}</a>')
+    return ('<div class="header">\n<p>\n' + ", ".join(parts) + ' &nbsp; [<a href="index.html#SEC_Contents" '
+            'title="Table of contents" rel="contents">Contents</a>]</p>\n</div>\n<hr>\n')
+
+
+def head_links(**targets) -> str:
+    return "\n".join(f'<link href="{t}.html" rel="{rel}" title="{t}">' for rel, t in targets.items())
+
+
+TEXINFO6 = {
+    "index.html": page("Top (Widget Manual)", f"""
+<h1 class="settitle" align="center">Widget Manual</h1>
+<p>Copyright &copy; 2024 The Widget Developers
+</p>
+<p>Permission is granted to make and distribute verbatim copies of this manual provided the
+copyright notice and this permission notice are preserved on all copies.
+</p>
+<div class="top" id="Top">
+{nav(next_="Using")}
+<span id="SEC_Top"></span>
+<p>This manual documents the widget tool. New users should read <a href="Installing.html">Installing</a>
+before anything else.
+</p>
+<table class="menu" border="0" cellspacing="0">
+<tr><td align="left" valign="top">&bull; <a href="Using.html" accesskey="1">Using</a>:</td><td>&nbsp;&nbsp;</td>
+<td align="left" valign="top">How to use widgets.</td></tr>
+<tr><td align="left" valign="top">&bull; <a href="Installing.html" accesskey="2">Installing</a>:</td>
+<td>&nbsp;&nbsp;</td><td align="left" valign="top">Getting widgets onto a machine.</td></tr>
+</table>
+<div class="Contents_element" id="SEC_Contents">
+<h2 class="contents-heading">Table of Contents</h2>
+<div class="contents">
+<ul class="no-bullet">
+  <li><a id="toc-Using-1" href="Using.html">1 Using Widgets</a>
+  <ul class="no-bullet">
+    <li><a id="toc-Options-1" href="Options.html">1.1 Options</a></li>
+  </ul></li>
+  <li><a id="toc-Installing-1" href="Installing.html">2 Installing Widgets</a></li>
+</ul>
+</div>
+</div>
+</div>
+<hr>
+{nav(next_="Using", rel=False)}""", head_links(start="index", next="Using")),
+    "Using.html": page("Using (Widget Manual)", f"""
+<div class="chapter" id="Using">
+{nav(next_="Installing", prev="index", up="index")}
+<span id="Using-1"></span><h2 class="chapter">1 Using Widgets</h2>
+<p>Widgets are run from the command line.
+</p>
+<dl compact="compact">
+<dt id='index-verbose'><span><code>--verbose</code><a href='#index-verbose' class='copiable-anchor'> &para;</a></span></dt>
+<dd><p>Print what is done.
+</p></dd>
+</dl>
+<dl class="def">
+<dt id="index-widget"><span class="category">: </span><span><em><var>w</var> =</em> <strong>widget</strong> <code>(<var>n</var>)</code><a href='#index-widget' class='copiable-anchor'> &para;</a></span></dt>
+<dd><p>Make <var>n</var> widgets.
+</p></dd></dl>
+<ul class="section-toc">
+<li><a href="Options.html" accesskey="1">Options</a></li>
+</ul>
+</div>
+<hr>
+{nav(next_="Installing", prev="index", up="index", rel=False)}""",
+                       head_links(up="index", prev="index", next="Options")),
+    "Options.html": page("Options (Widget Manual)", f"""
+<div class="section" id="Options">
+{nav(up="Using")}
+<span id="Options-1"></span><h3 class="section">1.1 Options</h3>
+<p>Options change how widgets are made <a id="DOCF1" href="#FOOT1"><sup>1</sup></a>.
+</p>
+<div class="footnote">
+<hr>
+<h4 class="footnotes-heading">Footnotes</h4>
+
+<h5><a id="FOOT1" href="#DOCF1">(1)</a></h5>
+<p>Some options need a licence.</p>
+</div>
+</div>
+<hr>
+{nav(up="Using", rel=False)}""", head_links(up="Using", prev="Using", next="Installing")),
+    "Installing.html": page("Installing (Widget Manual)", f"""
+<div class="chapter" id="Installing">
+{nav(prev="Using", up="index")}
+<span id="Installing-1"></span><h2 class="chapter">2 Installing Widgets</h2>
+<p>Widgets install with the package manager.
+</p>
+</div>
+<hr>
+{nav(prev="Using", up="index", rel=False)}""", head_links(up="index", prev="Options")),
+}
+
+
+def write(tmp_path, pages):
+    for name, html in pages.items():
+        (tmp_path / name).write_text(html, encoding="utf-8")
+    docs, report = ingest_corpus(tmp_path)
+    assert report.problems == []
+    assert len(docs) == 1
+    return docs[0], report
+
+
+def texts(doc):
+    return [n.text for n in doc.leaves() if n.kind != "image"]
+
+
+def test_texinfo_pages_nest_at_their_heading_depth_under_the_manual_title(tmp_path):
+    doc, _ = write(tmp_path, TEXINFO6)
+    # the top page's "Top (Widget Manual)" names the manual; its settitle heading is the title
+    assert doc.title == "Widget Manual" and doc.source == "index.html"
+    sections = [c for c in doc.root.children if c.kind == "section"]
+    # chapters in the order of the menu, although the intro's cross-reference names Installing first
+    assert [s.title for s in sections] == ["1 Using Widgets", "2 Installing Widgets"]
+    assert [s.source for s in sections] == ["Using.html", "Installing.html"]
+    # no heading made from a page's <title>: the page's own heading opens it
+    assert not any("(Widget Manual)" in (n.title or "") for n in doc.root.walk())
+    using = sections[0]
+    # the child page goes under, and after the text of, its parent page's section
+    assert [c.kind for c in using.children] == ["text", "text", "text", "subsection"]
+    options = using.children[-1]
+    assert options.title == "1.1 Options" and options.source == "Options.html"
+    leaf = leaf_with(doc, "text", "Options change")
+    assert heading_path(doc, leaf) == ["1 Using Widgets", "1.1 Options"]
+    assert heading_path(doc, leaf_with(doc, "text", "package manager")) == ["2 Installing Widgets"]
+    # the Top node's own text sits under the document, before the chapters
+    assert doc.root.children[0].kind == "text"
+    assert doc.root.children[0].text.startswith("This manual documents the widget tool.")
+
+
+def test_texinfo_navigation_menus_and_contents_are_not_content(tmp_path):
+    doc, report = write(tmp_path, TEXINFO6)
+    leaves = texts(doc)
+    for chrome in ("Next:", "Previous:", "Up:", "[Contents]", "Table of Contents", "How to use widgets",
+                   "Getting widgets onto", "1 Using Widgets", "1.1 Options", "¶"):
+        assert not any(chrome in t for t in leaves), chrome
+    assert "Using:" not in leaves and "Options" not in leaves
+    # where the menus and the table of contents sat is noted for the page tree
+    assert report.excluded["index.html"]["table of contents"] == 2
+    assert report.excluded["Using.html"]["table of contents"] == 1
+
+
+def test_texinfo_copying_permission_notice_is_front_matter(tmp_path):
+    doc, report = write(tmp_path, TEXINFO6)
+    assert not any(t.startswith(("Copyright", "Permission is granted")) for t in texts(doc))
+    assert report.excluded["index.html"]["front matter (copyright, credits)"] == 2
+
+
+def test_texinfo_definitions_lose_the_pilcrow_and_the_empty_category(tmp_path):
+    doc, _ = write(tmp_path, TEXINFO6)
+    assert "--verbose: Print what is done." in texts(doc)
+    assert "w = widget (n): Make n widgets." in texts(doc)
+
+
+def test_texinfo_footnote_is_text_of_its_page_not_a_section(tmp_path):
+    doc, _ = write(tmp_path, TEXINFO6)
+    note = leaf_with(doc, "text", "need a licence")
+    assert note.text == "(1) Some options need a licence."
+    assert leaf_with(doc, "text", "Options change").text == "Options change how widgets are made (1)."
+    assert heading_path(doc, note) == ["1 Using Widgets", "1.1 Options"]
+    assert not any(n.title in ("Footnotes", "(1)") for n in doc.root.walk())
+
+
+TEXINFO7 = {
+    "index.html": page("Top (Gadget Manual)", """
+<div class="top-level-extent" id="Top">
+<div class="nav-panel">
+<p>
+Next: <a href="Using.html" accesskey="n" rel="next">Using</a> &nbsp; </p>
+</div>
+<h1 class="top" id="Gadget-Manual"><span>Gadget Manual<a class="copiable-link" href="#Gadget-Manual"> &para;</a></span></h1>
+<p>Gadgets are small.</p>
+<ul class="mini-toc">
+<li><a href="Using.html" accesskey="1">Using</a></li>
+</ul>
+<div class="element-contents" id="SEC_Contents">
+<h2 class="contents-heading">Table of Contents</h2>
+<div class="contents">
+<ul class="toc-numbered-mark">
+  <li><a id="toc-Using-1" href="Using.html">1 Using Gadgets</a></li>
+</ul>
+</div>
+</div>
+</div>""", head_links(next="Using"), generator="texi2any"),
+    "Using.html": page("Using (Gadget Manual)", """
+<div class="chapter-level-extent" id="Using">
+<div class="nav-panel">
+<p>
+Previous: <a href="index.html" accesskey="p" rel="prev">Top</a>, Up: <a href="index.html" accesskey="u" rel="up">Top</a> &nbsp; </p>
+</div>
+<hr>
+<h2 class="chapter" id="Using-Gadgets"><span>1 Using Gadgets<a class="copiable-link" href="#Using-Gadgets"> &para;</a></span></h2>
+<dl class="first-deffn">
+<dt class="deffn" id="index-gadget"><span class="category-def">Command: </span><span><strong class="def-name">gadget</strong><a class="copiable-link" href="#index-gadget"> &para;</a></span></dt>
+<dd><p>Runs a gadget<a class="footnote" id="DOCF1" href="#FOOT1"><sup>1</sup></a>.
+</p></dd></dl>
+</div>
+<div class="footnotes-segment">
+<hr>
+<h4 class="footnotes-heading">Footnotes</h4>
+
+<h5 class="footnote-body-heading"><a id="FOOT1" href="#DOCF1">(1)</a></h5>
+<p>Only one at a time.</p>
+</div>""", head_links(up="index", prev="index"), generator="texi2any"),
+}
+
+
+def test_texinfo7_nav_panel_mini_toc_copiable_links_and_footnotes(tmp_path):
+    doc, report = write(tmp_path, TEXINFO7)
+    assert doc.title == "Gadget Manual"
+    assert [c.title for c in doc.root.children if c.kind == "section"] == ["1 Using Gadgets"]
+    leaves = texts(doc)
+    assert leaves == ["Gadgets are small.", "Command: gadget: Runs a gadget (1).", "(1) Only one at a time."]
+    assert report.excluded["index.html"]["table of contents"] == 2
+    assert node_titled(doc, "1 Using Gadgets").source == "Using.html"
+
+
+def test_texinfo_classes_in_other_html_are_left_alone(tmp_path):
+    # no makeinfo Generator: a div.header or div.contents is the page's own content
+    (tmp_path / "page.html").write_text(page("A page", """
+<h1>A page</h1>
+<div class="header"><p>Next: the welcome banner text.</p></div>
+<div class="contents"><p>Contents of the box.</p></div>
+<p>See the notes<a class="copiable-anchor" href="#x"> &para;</a></p>""", generator=""), encoding="utf-8")
+    docs, _ = ingest_corpus(tmp_path)
+    leaves = [n.text for n in docs[0].leaves()]
+    assert leaves == ["Next: the welcome banner text.", "Contents of the box.", "See the notes ¶"]
