@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Check the gold of the check set (``questions.jsonl``) against ham's ingest of its manual.
+
+    python3 data/devcheck/check.py        # after python3 data/devcheck/fetch.py; exit 1 on any problem
+
+The same rules as ``tests/support/devbench_gold.py`` (this file does not import it, so that the
+two can change apart), on ``ham.ingest.ingest_corpus("data/devcheck/corpus/<manual>")``:
+
+* every ``gold_text`` passage is 20-280 characters and, after collapsing whitespace and
+  lower-casing (``ham.text.normalise_ws``), a substring of exactly one text or table leaf of the
+  question's ``gold_pages`` (so a passage can neither be missing nor ambiguous on its page);
+* every ``gold_images`` entry is an image leaf's reference on a gold page, and the images the
+  reference answer shows (``![alt](REF)``) are exactly ``gold_images``; ``screenshot`` questions
+  have gold images, ``text_only`` ones none;
+* every ``gold_pages`` entry holds a gold passage or a gold image;
+* every ``gold_headings`` entry is the title of a section on the path of a leaf holding a passage;
+* ``parent_general``: one passage lies in an ancestor of another passage's section, its parent or
+  grandparent. On one page that is ham's section tree; across pages it is ham's page tree (the
+  pages whose sections enclose the other passage's page, nearest first, as the ingest nests them:
+  the first passage's page is the parent or grandparent page of the other's). The page rule is
+  needed because ham's current tree puts a texinfo page's own text in a section beside, not above,
+  its child pages (see README.md); the strict section-tree count is printed as a note;
+* ``tutorial``: the passages lie in at least two different sections.
+
+Only the standard library and ham are used.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KINDS = {"near_twin", "procedure", "parent_child", "parent_general", "tutorial", "screenshot", "text_only"}
+FIELDS = ("id", "manual", "question", "kinds", "reference_answer", "gold_text", "gold_images",
+          "gold_pages", "gold_headings")
+_IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def load_questions(path: Path = HERE / "questions.jsonl") -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def ingest(manual: str, corpus: Path):
+    """page -> [(normalised text, [(section id, title, page)] outermost first)], page -> image refs."""
+    from ham.ingest import ingest_corpus
+    from ham.text import normalise_ws
+
+    docs, _ = ingest_corpus(corpus / manual)
+    texts: dict[str, list] = defaultdict(list)
+    images: dict[str, set] = defaultdict(set)
+    for doc in docs:
+        for path in doc.paths().values():
+            leaf = path[-1]
+            page = f"{manual}/{leaf.source}"
+            if leaf.kind in ("text", "table"):
+                chain = [(n.id, normalise_ws(n.title or ""), f"{manual}/{n.source}") for n in path[:-1]
+                         if n.kind in ("section", "subsection")]
+                texts[page].append((normalise_ws(leaf.text), chain))
+            elif leaf.kind == "image" and leaf.image:
+                images[page].add(leaf.image)
+    return texts, images
+
+
+def pages_above(chain: list[tuple[str, str, str]]) -> list[str]:
+    """The distinct pages of a leaf's enclosing sections, nearest first, its own page excluded."""
+    pages = list(dict.fromkeys(page for _, _, page in chain))
+    return pages[::-1][1:]
+
+
+def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[str, str]], dict]:
+    from ham.text import normalise_ws
+
+    problems: list[tuple[str, str]] = []
+    stats: Counter = Counter()
+    cache: dict[str, tuple] = {}
+    ids = Counter(r.get("id") for r in rows)
+    for qid, n in ids.items():
+        if n > 1:
+            problems.append((str(qid), f"id used {n} times"))
+    for row in rows:
+        qid = row.get("id", "?")
+        missing = [f for f in FIELDS if f not in row]
+        if missing:
+            problems.append((qid, f"missing fields {missing}"))
+            continue
+        manual = row["manual"]
+        if not re.fullmatch(rf"{re.escape(manual)}-\d{{3}}", qid):
+            problems.append((qid, f"id is not {manual}-NNN"))
+        if manual not in cache:
+            if not (corpus / manual).is_dir():
+                problems.append((qid, f"no corpus {corpus / manual} (python3 data/devcheck/fetch.py)"))
+                continue
+            cache[manual] = ingest(manual, corpus)
+        texts, images = cache[manual]
+        kinds = row["kinds"]
+        if set(kinds) - KINDS:
+            problems.append((qid, f"unknown kinds {sorted(set(kinds) - KINDS)}"))
+        gold_images = row["gold_images"]
+        if ("screenshot" in kinds) != bool(gold_images) or ("text_only" in kinds) == bool(gold_images):
+            problems.append((qid, "screenshot/text_only does not agree with gold_images"))
+        shown = set(_IMAGE.findall(row["reference_answer"]))
+        if shown != set(gold_images):
+            problems.append((qid, f"the reference answer shows {sorted(shown)}, gold_images are {sorted(gold_images)}"))
+        pages = row["gold_pages"]
+        for page in pages:
+            if page not in texts and page not in images:
+                problems.append((qid, f"gold page {page} is not in the ingest"))
+        used_pages = set()
+        for image in gold_images:
+            stats["images"] += 1
+            where = [p for p in pages if image in images.get(p, ())]
+            if not where:
+                problems.append((qid, f"gold image {image} is no image leaf on its gold pages"))
+            used_pages.update(where)
+        chains = []
+        for passage in row["gold_text"]:
+            stats["passages"] += 1
+            if not 20 <= len(passage) <= 280:
+                problems.append((qid, f"passage of {len(passage)} characters: {passage[:60]!r}"))
+            needle = normalise_ws(passage)
+            hits = [(p, chain) for p in pages for text, chain in texts.get(p, []) if needle in text]
+            if not hits:
+                elsewhere = [p for p, leaves in texts.items() if any(needle in t for t, _ in leaves)]
+                problems.append((qid, f"passage not found on its gold pages{' (but on ' + ', '.join(elsewhere[:3]) + ')' if elsewhere else ''}: {passage[:70]!r}"))
+                continue
+            if len(hits) > 1:
+                problems.append((qid, f"passage matches {len(hits)} leaves on its gold pages: {passage[:70]!r}"))
+            page, chain = hits[0]
+            used_pages.add(page)
+            chains.append((page, chain))
+        for page in pages:
+            if page not in used_pages:
+                problems.append((qid, f"gold page {page} holds no gold passage or image"))
+        titles = {title for _, chain in chains for _, title, _ in chain}
+        for heading in row["gold_headings"]:
+            stats["headings"] += 1
+            if normalise_ws(heading) not in titles:
+                problems.append((qid, f"gold heading {heading!r} is on no gold leaf's path"))
+        own = [chain[-1][0] if chain else None for _, chain in chains]
+        if "parent_general" in kinds:
+            stats["parent_general"] += 1
+            ok, strict = False, False
+            for i, (page_i, chain_i) in enumerate(chains):
+                for j, (page_j, chain_j) in enumerate(chains):
+                    if i == j or own[i] is None or own[j] is None:
+                        continue
+                    above = [sid for sid, _, _ in chain_j[-3:-1]]
+                    if own[i] in above:          # devbench's rule, on ham's section tree
+                        ok = strict = True
+                    elif page_i != page_j and page_i in pages_above(chain_j)[:2]:
+                        ok = True                # the parent or grandparent page
+            stats["parent_general_strict"] += strict
+            if not ok:
+                problems.append((qid, "parent_general: no passage in the parent or grandparent (section or "
+                                      "page) of another passage's section"))
+        if "tutorial" in kinds and len({tuple(c) for _, c in chains}) < 2:
+            problems.append((qid, "tutorial: the passages do not span two sections"))
+    return problems, stats
+
+
+def main() -> int:
+    rows = load_questions()
+    problems, stats = check(rows)
+    kinds = Counter(k for r in rows for k in r.get("kinds", []))
+    print(f"{len(rows)} questions; kinds: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
+    print(f"{stats['passages']} gold passages, {stats['images']} gold image references, "
+          f"{stats['headings']} gold headings, {len({p for r in rows for p in r.get('gold_pages', [])})} gold pages")
+    print(f"parent_general: {stats['parent_general']} questions, {stats['parent_general_strict']} of them "
+          "also hold on ham's section tree alone (devbench's rule)")
+    print(f"{len(problems)} problems")
+    for qid, problem in problems:
+        print(f"  {qid}: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
