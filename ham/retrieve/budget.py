@@ -23,6 +23,11 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    context is full (``last: cut``), or it is skipped and the walk goes on with smaller units
    (``last: skip``). At most ``k_t`` passages; passages are separated by a newline, counted.
 
+With a reranker (``reranker=...``), it rescores the best ``top_n`` fused candidates before the walk,
+and the walk reads them in the reranker's order: their ``f`` is the min-max scaled reranker score
+(so ``relevant`` and the parents' and images' context weights read the reranker's judgement) and
+the candidates beyond ``top_n`` follow at ``f = 0``, in their fused order.
+
 Images follow the same rule: an image whose section is a passage's section, or that section's
 parent, is added to the image candidates and scored; its ranking score is ``(1 - image_weight) f +
 image_weight c``, with ``c`` the scaled score of the passage that brings it (half of it for a
@@ -230,17 +235,34 @@ def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | N
                    extra={**first.extra, **extra})
 
 
+def reranked_walk(scored: list[ScoredUnit], reranked: list[ScoredUnit], top_n: int) -> list[ScoredUnit]:
+    """The walk's candidates after a reranker (module docstring): its ``top_n`` in its order with
+    their scores min-max scaled to [0, 1] (1 when they all tie), then the rest at 0 in the fused
+    order of ``scored``."""
+    head = reranked[:top_n]
+    values = np.array([s.score for s in head], dtype=np.float64)
+    f = _minmax(values).tolist() if np.ptp(values) > 1e-12 else [1.0] * len(head)   # all tied: all at the top
+    seen = {s.unit_id for s in head}
+    return ([replace(s, score=float(v)) for s, v in zip(head, f)]
+            + [replace(s, score=0.0) for s in scored if s.unit_id not in seen])
+
+
 class BudgetedText:
     """``retrieval.budget``: the text and image lists of one query (module docstring), over a text
-    and an image index and their section maps."""
+    and an image index and their section maps; ``reranker`` (None: the fused order) reorders the
+    text candidates before the walk."""
 
-    def __init__(self, budget: int, length: TextLength, assembly: TreeAssembly | None = None) -> None:
+    def __init__(self, budget: int, length: TextLength, assembly: TreeAssembly | None = None,
+                 reranker=None) -> None:
         self.budget, self.length, self.assembly = budget, length, assembly or TreeAssembly()
+        self.reranker = reranker
 
     def retrieve(self, query, text_index: HybridIndex, image_index: HybridIndex | None, tmap: SectionMap,
                  imap: SectionMap | None, units: dict[str, EvidenceUnit], fusion, pool: int, k_t: int, k_v: int):
         """(text: [(unit, score)], images: [ScoredUnit]) for one query."""
         scored = text_index.search(query, None, fusion, pool)
+        if self.reranker is not None and scored:
+            scored = reranked_walk(scored, self.reranker.rerank(query.text, scored, units), self.reranker.top_n)
         lengths: dict[str, int] = {}
 
         def size(ids: list[str]) -> int:

@@ -101,9 +101,9 @@ class Retriever:
         if ranker is not None and diversity is not None:
             raise ValueError("retrieval: a structural ranker and a diversity step both reorder the ranking; "
                              "choose one (retrieval.ranker or retrieval.diversity)")
-        if budget is not None and any(x is not None for x in (ranker, diversity, reranker, k_tab)):
+        if budget is not None and any(x is not None for x in (ranker, diversity, k_tab)):
             raise ValueError("retrieval.budget assembles the text context itself: it does not combine with "
-                             "retrieval.ranker, retrieval.diversity, a reranker or retrieval.k_tab")
+                             "retrieval.ranker, retrieval.diversity or retrieval.k_tab")
         for index in indexes.values():
             index.check_encoder(encoder.model_id)  # an index is never searched with another encoder
         self.units = corpus.by_id
@@ -172,7 +172,7 @@ class Retriever:
         text_index, image_index = self.indexes["text"], self.indexes.get("image")
         tmap = self._sections.of(text_index, self.units)
         imap = self._sections.of(image_index, self.units) if image_index is not None else None
-        text, images = BudgetedText(self.budget, self.length, self.assembly).retrieve(
+        text, images = BudgetedText(self.budget, self.length, self.assembly, self.reranker).retrieve(
             query, text_index, image_index, tmap, imap, self.units, self.fusion, self.pool, self.k_t, self.k_v)
         return Retrieved(text=[Hit(unit, score, rank) for rank, (unit, score) in enumerate(text, 1)],
                          images=hits(images))

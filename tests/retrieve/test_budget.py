@@ -223,6 +223,45 @@ def test_the_budget_settings_change_what_is_retrieved():
     assert [h.unit.unit_id for h in tokens.retrieve("q").text] == ["m:7"], "12 words: one brush option"
     with pytest.raises(ValueError, match="does not combine"):
         _retriever(budget=100, k_tab=1)
+    assert text_of(budget=2000, reranker=WordReranker(top_n=4))[0] == "m:11", \
+        "a reranker combines with a budget: its order is the walk's"
+
+
+class WordReranker:
+    """A reranker whose model scores a unit by the query words it holds (as ``Reranker.rerank``
+    returns them: the top_n reordered with the model's scores, the rest behind in fused order)."""
+
+    def __init__(self, top_n=50, words=("pencil",)):
+        self.top_n, self.words, self.asked = top_n, set(words), []
+
+    def rerank(self, query, scored, units):
+        head, tail = scored[: self.top_n], scored[self.top_n:]
+        self.asked.append(query)
+        value = {s.unit_id: float(len(self.words & set(units[s.unit_id].content.lower().rstrip(".").split())))
+                 for s in head}
+        return sorted((ScoredUnit(s.unit_id, value[s.unit_id], 0.0, 0.0) for s in head),
+                      key=lambda s: -s.score) + tail
+
+
+def test_a_reranker_orders_the_walk_and_its_scores_decide_what_is_relevant():
+    scores = {"m:7": 1.0, "m:5": 0.9, "m:6": 0.8, "m:11": 0.5, "m:12": 0.4, **LOW}
+    text, images = FixedIndex("text", scores), FixedIndex("image", {"m:9": 0.5})
+    tmap, imap = SectionMap.of(text, UNITS), SectionMap.of(images, UNITS)
+    query = type("Q", (), {"text": "the pencil"})()
+
+    def walk(reranker):
+        got, _ = BudgetedText(2000, TextLength("chars"), TreeAssembly(parents_from=0, merge_ratio=1.0), reranker).retrieve(
+            query, text, images, tmap, imap, UNITS, None, 100, 15, 1)
+        return [(u.extra["members"], round(score, 3)) for u, score in got]
+
+    assert walk(None)[0][0] == ["m:5", "m:6", "m:7"], "the fused order: the brush first"
+    reranker = WordReranker(top_n=5)
+    assert walk(reranker) == [(["m:11", "m:12"], 1.0), (["m:5", "m:6", "m:7"], 0.0), (["m:14"], 0.0)], \
+        "the pencil units lead; the brush units, which the model scores lowest, are relevant no more " \
+        "(scaled to 0) and join one passage as the walk reaches them"
+    assert reranker.asked == ["the pencil"]
+    assert walk(WordReranker(top_n=1)) == [(["m:5", "m:6", "m:7"], 1.0), (["m:11", "m:12"], 0.0), (["m:14"], 0.0)], \
+        "only the fused best was reranked (alone, so at the top): the rest follow at 0 in the fused order"
 
 
 def test_enclosing_sections_up_to_parent_depth_come_nearest_first_within_parent_chars():
