@@ -36,7 +36,7 @@ QUESTION = "How do I create an index without blocking writes to the table?"
 
 def overrides(corpus: Path, encoder: str, cache: Path) -> list[str]:
     return ["progress=false", "dataset=custom", f"dataset.path={corpus}", f"paths.cache_root={cache}",
-            f"encoder={encoder}"]
+            f"encoder={encoder}", "reranker=none"]   # retrieval, not reranking (docs/retrieval.md#speed)
 
 
 def first_answer(corpus: Path, encoder: str, question: str, threads: int) -> dict:

@@ -47,7 +47,7 @@ def tiny_demo(work: Path) -> None:
 
     model = tiny_colpali(work / "colpali")
     cfg = compose(["dataset=demo_pdf", "units=blocks", "retrieval=hybrid", "method=page_based", "progress=false",
-                   f"paths.output_root={work / 'out'}"], return_hydra_config=False)
+                   "reranker=none", f"paths.output_root={work / 'out'}"], return_hydra_config=False)
     pipeline = build_pipeline(cfg)
     cache = FolderCache(work / "out" / "cache")
     print("1. demo PDF, tiny random ColPali (8-dim vectors: the pipeline's accounting, not a real model's bytes)")
