@@ -49,8 +49,13 @@ systems-venvs: $(foreach s,$(SYSTEMS),.venv-$(s)/.installed)
 demo: $(STAMP)
 	$(BIN)/ham
 
+# The default suite in TEST_WORKERS processes (pytest-xdist): a test file's tests stay on one worker
+# (--dist loadfile), so a module fixture is built once; each worker runs torch on one thread
+# (tests/conftest.py), so two workers on two cores do not oversubscribe.
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The tests marked slow (model loading, generation with SmolLM2, a real `transformers serve`);
 # CI runs them after `make test`.

@@ -1,4 +1,9 @@
+import os
 import sys
+
+if os.environ.get("PYTEST_XDIST_WORKER"):   # `make test`: one torch/BLAS thread per worker process, set
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):   # before torch is imported (two workers on two
+        os.environ.setdefault(_var, "1")                  # cores would otherwise oversubscribe)
 
 import pytest
 
