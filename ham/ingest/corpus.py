@@ -15,7 +15,7 @@ from ham.ingest import ingest_corpus
 from ham.units import EvidenceUnit, read_jsonl, write_jsonl
 
 log = logging.getLogger("ham.ingest.corpus")
-INGEST_VERSION = "9"   # 9: texinfo HTML (navigation panels, menus and tables of contents as chrome, the menu orders child pages) and GNU permission notices as front matter; 8: ViDoRe corpora (BEIR parquet) are read; 7: PDF heading levels from the font where sizes tie, no space inserted at a font change; 6: DocBook image descriptions (mediaobject captions) belong to their image, not the text; 5: PDF outlines as the hierarchy, furniture by position and recurrence, word spacing by font size (4: DocBook reference pages nest their sections under the command; 3: levels, titles, furniture, tables, icons, node meta)
+INGEST_VERSION = "10"   # 10: HTML redirect pages (meta refresh) are not read, texinfo printed-index pages are generated index pages; 9: texinfo HTML (navigation panels, menus and tables of contents as chrome, the menu orders child pages) and GNU permission notices as front matter; 8: ViDoRe corpora (BEIR parquet) are read; 7: PDF heading levels from the font where sizes tie, no space inserted at a font change; 6: DocBook image descriptions (mediaobject captions) belong to their image, not the text; 5: PDF outlines as the hierarchy, furniture by position and recurrence, word spacing by font size (4: DocBook reference pages nest their sections under the command; 3: levels, titles, furniture, tables, icons, node meta)
 
 
 @dataclass

@@ -8,7 +8,8 @@ Chrome (never content)
     ``footer``, ``[role=navigation]``, breadcrumbs, a site ``header`` (one outside
     article/main/section), ``a.headerlink`` (the pilcrow), forms, Sphinx's generated index and
     search pages (the targets of ``<link rel="index|search">``); icons are skipped by
-    ``ham.ingest.html_content``.
+    ``ham.ingest.html_content``. A redirect page (``<meta http-equiv="refresh">`` with a URL) is
+    not read at all, and counted as excluded.
 
 Texinfo (makeinfo/texi2any, known by ``<meta name="Generator">``; only on such pages)
     Its navigation panel, on top and at the foot of every page (``div.header``, texinfo 7
@@ -22,7 +23,9 @@ Texinfo (makeinfo/texi2any, known by ``<meta name="Generator">``; only on such p
     child pages before any cross-reference does. A footnote's "(n)" heading leads its text, and its
     citation reads "(n)" too (not a superscript glued to the word before it). The
     top page's ``<title>`` "Top (Manual)" names the manual, so its title heading is the document's.
-    ``div.header`` or ``div.contents`` in other HTML is left alone.
+    A page holding a printed index (``@printindex``: the concept, function, operator indexes) is a
+    generated index page, skipped like Sphinx's. ``div.header`` or ``div.contents`` in other HTML
+    is left alone.
 
 Page content (paragraphs, steps, tables, figures) is read by ``ham.ingest.html_content``; a page's
 credits (copyright, contributors, feedback, permission notices) are left out and counted by
@@ -53,6 +56,8 @@ _TEXINFO_CHROME = ("div.header, div.nav-panel, p.nav-panel, h2.contents-heading,
 _TEXINFO_TOCS = "div.contents, div.shortcontents, table.menu, ul.section-toc, ul.mini-toc"
 _TEXINFO_ENTRIES = ("div.contents > ul > li > a, table.menu td:first-child a, ul.section-toc > li > a, "
                     "ul.mini-toc > li > a")
+# a printed index (@printindex): texinfo 6 ``table.index-cp``/``index-fn``/..., texinfo 7 ``div.printindex``
+_TEXINFO_INDEX = "div.printindex, table[class*='printindex'], table[class^='index-']"
 
 
 def declared_charset(data: bytes) -> str | None:
@@ -180,6 +185,17 @@ class Page:
     toc_at: int | None = None  # index in blocks where the page's table of contents sat
 
 
+def redirects(tree: LexborHTMLParser) -> bool:
+    """A page that sends the reader elsewhere at once (``<meta http-equiv="refresh" content="0;
+    url=...">``: texinfo writes one such stub per cross-reference anchor, 2,324 in the Octave
+    manual); its target is read where it is."""
+    for meta in tree.css("meta[http-equiv]"):
+        if (meta.attributes.get("http-equiv") or "").strip().lower() == "refresh" \
+                and "url=" in (meta.attributes.get("content") or "").lower().replace(" ", ""):
+            return True
+    return False
+
+
 def head_links(tree: LexborHTMLParser, page: Path, root: Path) -> dict[str, str]:
     links: dict[str, str] = {}
     for link in tree.css("link[rel]"):
@@ -199,12 +215,15 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     tree = LexborHTMLParser(text)
     title_node = tree.css_first("title")
     title = normalise(title_node.text()) if title_node is not None else ""
+    if redirects(tree):
+        report.exclude(path, "redirect page")
+        return None
     links = head_links(tree, path, root)
-    if rel in (links.get("index"), links.get("search")):
+    texinfo = is_texinfo(tree)
+    if rel in (links.get("index"), links.get("search")) or (texinfo and tree.css_first(_TEXINFO_INDEX)):
         report.add(path, "generated index or search page (navigation, not content)", "document")
         return None
     up = links.get("up") or breadcrumb_parent(tree, path, root, rel)
-    texinfo = is_texinfo(tree)
     if texinfo:
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)

@@ -249,3 +249,51 @@ def test_texinfo_classes_in_other_html_are_left_alone(tmp_path):
     docs, _ = ingest_corpus(tmp_path)
     leaves = [n.text for n in docs[0].leaves()]
     assert leaves == ["Next: the welcome banner text.", "Contents of the box.", "See the notes ¶"]
+
+
+def redirect_stub(anchor: str, target: str) -> str:
+    """The page makeinfo writes for every cross-reference anchor (2,356 of them in the Octave manual)."""
+    return page(anchor, f'<p>The node you are looking for is at <a href="{target}#{anchor}">{anchor}</a>.</p>',
+                f'<meta http-equiv="Refresh" content="0; url={target}#{anchor}">')
+
+
+def printed_index(title: str, texinfo7: bool) -> str:
+    """A page holding an @printindex: texinfo 6.8's ``table.index-fn``, texinfo 7's ``div.printindex``."""
+    entry = '<tr><td></td><td valign="top"><a href="Options.html#index-verbose"><code>--verbose</code></a>:</td>' \
+            '<td>&nbsp;</td><td valign="top"><a href="Options.html#Options">Options</a></td></tr>'
+    table = (f'<div class="printindex fn-printindex"><table class="fn-entries-printindex">{entry}</table></div>'
+             if texinfo7 else f'<table class="index-fn" border="0">{entry}</table>')
+    return page(f"{title} (Widget Manual)", f'{nav(prev="Installing", up="index")}<h2 class="appendix">{title}</h2>'
+                f'<p>Jump to: <a class="summary-letter" href="#Index_fn_letter-V"><b>V</b></a></p>{table}',
+                head_links(up="index"))
+
+
+def test_texinfo_redirect_stubs_and_printed_indexes_are_not_read(tmp_path):
+    pages = dict(TEXINFO6)
+    pages.update({"XREFverbose.html": redirect_stub("XREFverbose", "Using.html"),
+                  "XREFoptions.html": redirect_stub("XREFoptions", "Options.html"),
+                  "Function-Index.html": printed_index("Function Index", texinfo7=False),
+                  "Operator-Index.html": printed_index("Operator Index", texinfo7=True)})
+    for name, html in pages.items():
+        (tmp_path / name).write_text(html, encoding="utf-8")
+    docs, report = ingest_corpus(tmp_path)
+    # one manual: no stub becomes a document of its own, no index's entries become its text
+    assert len(docs) == 1
+    assert not any("node you are looking for" in t or "--verbose:" == t or "Jump to" in t for t in texts(docs[0]))
+    assert {p.file for p in report.problems} == {"Function-Index.html", "Operator-Index.html"}
+    assert all(p.problem == "generated index or search page (navigation, not content)" for p in report.problems)
+    assert report.excluded_totals()["redirect page"] == 2 and report.excluded["XREFverbose.html"]["redirect page"] == 1
+    # the same manual without them reads the same
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    doc, _ = write(clean, TEXINFO6)
+    assert texts(docs[0]) == texts(doc)
+
+
+def test_a_page_that_only_reloads_itself_is_read(tmp_path):
+    # a refresh without a URL reloads the page: its content is what the reader sees
+    (tmp_path / "status.html").write_text(page("Status", "<h1>Status</h1><p>All systems normal.</p>",
+                                               '<meta http-equiv="refresh" content="30">', generator=""),
+                                          encoding="utf-8")
+    docs, report = ingest_corpus(tmp_path)
+    assert [n.text for n in docs[0].leaves()] == ["All systems normal."] and not report.excluded_totals()
