@@ -14,7 +14,8 @@ Levels
     A page's top heading sits at the page's depth in that page tree (root page = 1); the other
     headings keep their distance to it from the heading tags (``h2`` page title, ``h3`` sect2 =
     one level deeper). A page whose content does not open with a heading gets a heading from its
-    ``<title>``. Child pages go one level below, and at the end of, the section of the parent page
+    ``<title>``, unless a title page sets a few short lines above a heading equal to its
+    ``<title>`` (Publican's "Debian 11" above the book's ``h1``): that heading goes first. Child pages go one level below, and at the end of, the section of the parent page
     that holds its table of contents (else its first section). Inside admonitions and procedure
     steps headings are plain text.
 
@@ -26,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ham.document import Document
-from ham.ingest.builder import Block, TreeBuilder, doc_id_for
+from ham.ingest.builder import Block, TreeBuilder, doc_id_for, same_title
 from ham.ingest.html_page import Page, read_page
 from ham.ingest.report import IngestReport
 
@@ -82,6 +83,23 @@ def ordered_children(pages: dict[str, Page]) -> tuple[list[str], dict[str, list[
     return roots, children
 
 
+TITLE_PAGE_LINES = 3     # short lines a title page may set above the page's title heading
+TITLE_PAGE_CHARS = 80
+
+
+def title_page_first(page: Page) -> list[Block]:
+    """A title page that sets a line or two above its title heading (Publican's product and
+    version, "Debian 11", above the book's ``h1``): the title heading goes first, so the page's
+    top heading is its title, not a section under a copy of it made from ``<title>``."""
+    blocks = page.blocks
+    at = next((i for i, b in enumerate(blocks[:TITLE_PAGE_LINES + 1]) if b.kind == "heading"), None)
+    if not at or not same_title(blocks[at].text, page.title) \
+            or blocks[at].level != min(b.level for b in blocks if b.kind == "heading") \
+            or any(b.kind != "text" or len(b.text) > TITLE_PAGE_CHARS for b in blocks[:at]):
+        return blocks
+    return [blocks[at], *blocks[:at], *blocks[at + 1:]]
+
+
 def placed_blocks(page: Page, depth: int) -> tuple[list[Block], int, int]:
     """The page's blocks with heading levels moved so its top heading sits at ``depth``; also
     where its child pages go and at which depth: at the end of the section holding its table of
@@ -90,6 +108,10 @@ def placed_blocks(page: Page, depth: int) -> tuple[list[Block], int, int]:
     shift = depth - min(levels) if levels else depth
     blocks: list[Block] = []
     toc_at = page.toc_at
+    page_blocks = title_page_first(page)
+    if page_blocks is not page.blocks and toc_at is not None and toc_at <= page.blocks.index(page_blocks[0]):
+        toc_at += 1     # the lines above the title moved one place down
+    page = replace(page, blocks=page_blocks)
     if page.blocks[0].kind != "heading":
         title = page.title or PurePosixPath(page.rel).stem
         blocks.append(Block(kind="heading", text=title, level=depth, source=page.rel))

@@ -66,6 +66,14 @@ def normalise(text: str) -> str:
 def flatten(node: LexborNode, image_text=None) -> str:
     """A node's text with inline markup flattened; block boundaries become spaces. ``image_text``
     (img node -> str) gives what an image stands for in the text (nothing by default)."""
+    return normalise(raw_text(node, image_text))
+
+
+def raw_text(node: LexborNode, image_text=None) -> str:
+    """``flatten`` before whitespace is normalised: the text keeps the spaces at its edges, so
+    inline pieces joined with "" read as the page shows them ("<code>dpkg</code>'s")."""
+    if node.tag == "-text":
+        return node.text_content or ""
     parts: list[str] = []
     for n in node.traverse(include_text=True):
         if n.tag == "-text":
@@ -74,7 +82,7 @@ def flatten(node: LexborNode, image_text=None) -> str:
             parts.append(" ")
         elif n.tag == "img" and image_text is not None:
             parts.append(" " + image_text(n) + " ")
-    return normalise("".join(parts))
+    return "".join(parts)
 
 
 def classes(node: LexborNode) -> set[str]:
@@ -137,6 +145,7 @@ class ContentWalker:
         self.step_depth = 0
         self.admonition_depth = 0
         self.table_caption = ""
+        self.figure_caption, self.figure_linked = "", None   # inside a figure of several images
         self.toc_at: int | None = None
         self._resolved: dict[str, str | None] = {}
 
@@ -153,8 +162,13 @@ class ContentWalker:
         text = normalise("".join(self.inline))
         self.inline = []
         if text:
-            self.emit("text", text=self.prefix + text)
-            self.prefix = ""
+            self.emit("text", text=self.take_prefix() + text)
+
+    def take_prefix(self) -> str:
+        """The pending prefix (a definition's term, an admonition's label, a list item's number),
+        for the block being emitted: it goes on the first block after it, of whatever kind."""
+        prefix, self.prefix = self.prefix, ""
+        return prefix
 
     def walk(self, node: LexborNode) -> None:
         child = node.child
@@ -191,15 +205,19 @@ class ContentWalker:
             self.report.exclude(self.page, "front matter (copyright, credits)", 1)
         elif tag in _HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]) + refentry_depth(node))
-        elif tag == "dt":
-            self.prefix += flatten(node) + ": "
-        elif tag == "dl":
+        elif tag == "dt":   # terms in a row (an option's long and short names) share one definition
+            term = flatten(node).rstrip()
+            self.prefix += (term if term.endswith(":") else term + ":") + " " if term else ""
+        elif tag in ("dl", "dd"):
             self.walk(node)
-            if self.prefix:  # a term without a definition
-                self.emit("text", text=self.prefix.rstrip(": "))
-                self.prefix = ""
+            self.flush()
+            self.term_alone()   # a term whose definition held no text is text of its own
+        elif (tag == "figure" or (tag == "div" and cls & {"figure", "informalfigure"})) and not self.figure_caption:
+            self.figure(node)
         elif tag == "pre":
-            self.emit("text", text=node.text(deep=True).strip("\n"))
+            code = node.text(deep=True).strip("\n")
+            prefix = self.take_prefix().rstrip()
+            self.emit("text", text=f"{prefix}\n{code}" if prefix else code)
         elif tag == "ol":
             self.ordered_list(node)
         elif tag == "table":
@@ -223,10 +241,10 @@ class ContentWalker:
         while child is not None and (child.tag == "-text" or (child.tag not in _BLOCK_TAGS
                                                                and child.tag != "img"
                                                                and child.css_first("img") is None)):
-            title.append(flatten(child) if child.tag != "-text" else child.text_content or "")
+            title.append(raw_text(child))
             child = child.next
-        if normalise(" ".join(title)):
-            self.emit("heading", text=normalise(" ".join(title)), level=level)
+        if normalise("".join(title)):
+            self.emit("heading", text=normalise("".join(title)), level=level)
         while child is not None:
             self.visit(child)
             child = child.next
@@ -245,6 +263,29 @@ class ContentWalker:
         parent = node.parent
         return tag == "p" and "title" in cls and parent is not None and \
             bool(classes(parent) & {"figure", "informalfigure"})
+
+    def figure(self, node: LexborNode) -> None:
+        """A figure of several images (a graphical and a text-mode screenshot) with one caption:
+        the builder links the caption to the image beside it (the last before it, or the first
+        after it); the others get its text here, so no image of the figure is left uncaptioned."""
+        caption = next((n for n in node.traverse() if n is not node and n.tag != "-text"
+                        and self.is_caption(n, n.tag, classes(n))), None)
+        images = node.css("img")
+        if caption is None or len(images) < 2:
+            self.walk(node)
+            return
+        order = {n: i for i, n in enumerate(node.traverse())}
+        ahead = order.get(caption, 0) < order.get(images[0], 0)
+        linked = images[0] if ahead else images[-1]
+        self.figure_caption, self.figure_linked = flatten(caption), linked
+        try:
+            self.walk(node)
+        finally:
+            self.figure_caption, self.figure_linked = "", None
+
+    def term_alone(self) -> None:
+        if self.prefix:
+            self.emit("text", text=self.take_prefix().rstrip().rstrip(":"))
 
     def lead_in(self) -> str:
         last = self.blocks[-1] if self.blocks else None
@@ -289,11 +330,12 @@ class ContentWalker:
         if not any(li.css_first("img, table, pre, ol, ul, dl") for li in items):
             lines = [f"{first + k}. {self.inline_text(li)}" for k, li in enumerate(items)]
             self.flush()
-            self.emit("text", text="\n".join(line for line in lines if line.strip()))
+            self.emit("text", text=self.take_prefix() + "\n".join(line for line in lines if line.strip()))
             return
+        term = self.take_prefix()   # a definition's term goes on its first item
         for k, li in enumerate(items):
             self.flush()
-            self.prefix = f"{first + k}. "
+            self.prefix = (term if k == 0 else "") + f"{first + k}. "
             self.walk(li)
             self.flush()
             self.prefix = ""
@@ -336,6 +378,8 @@ class ContentWalker:
             real.extend((img, plain) for img in found)
         text = "\n".join(rows)
         if text:
+            term = self.take_prefix().rstrip().rstrip(":")   # a definition's term names its table
+            caption = f"{term}: {caption}" if term and caption else term or caption
             self.emit("table", text=text, caption=caption)
         for img, row in real:
             self.image(img, caption=row, force=True)
@@ -423,6 +467,8 @@ class ContentWalker:
                 self.report.exclude(self.page, "inline icon (kept as text)")
                 return
         self.flush()
+        if not caption and self.figure_caption and node != self.figure_linked:
+            caption = self.figure_caption
         self.emit("image", image=src, image_path=resolved, alt=alt, caption=caption)
 
 

@@ -6,8 +6,14 @@ Chrome (never content)
     (``div.toc``, ``dl.toc``, ``div.list-of-*``, Sphinx ``div.toctree-wrapper``, docutils
     ``div.contents.topic``), Sphinx ``div.related``/``div.sphinxsidebar``/``div.footer``, ``nav``,
     ``footer``, ``[role=navigation]``, breadcrumbs, a site ``header`` (one outside
-    article/main/section), ``a.headerlink`` (the pilcrow), forms, Sphinx's generated index and
-    search pages (the targets of ``<link rel="index|search">``); icons are skipped by
+    article/main/section), ``a.headerlink`` (the pilcrow), forms, AsciiDoc's and Asciidoctor's
+    ``div#footer`` ("Last updated ..."), Publican's ``ul.docnav`` (and, on pages whose generator
+    is Publican, its ``div#banner`` and logo line ``p#title``), Bootstrap themes' (MkDocs)
+    ``div.navbar``, ``div.bs-sidebar`` and ``div.modal`` (the search and keyboard dialogs),
+    Sphinx's generated index and
+    search pages (the targets of ``<link rel="index|search">``, and any page holding Sphinx's
+    ``table.indextable``: the module index ``py-modindex.html`` too); an error page (``404.html``,
+    as Sphinx and MkDocs themes ship) is not read, and counted as excluded; icons are skipped by
     ``ham.ingest.html_content``. A redirect page (``<meta http-equiv="refresh">`` with a URL) is
     not read at all, and counted as excluded.
 
@@ -49,13 +55,17 @@ from ham.ingest.structure import remove_front_matter
 
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
                "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, form, #searchbox, "
-               "div.searchbox, button, input, select")
+               "div.searchbox, button, input, select, div#footer, ul.docnav, div.navbar, div.bs-sidebar, "
+               "div.modal")
+_PUBLICAN_CHROME = "div#banner, p#title"   # the site banner and the two logo links atop every page
 _TOC_ENTRIES = "div.toctree-wrapper li.toctree-l1 > a, dl.toc > dt a"  # a TOC's first-level links
 _TEXINFO_CHROME = ("div.header, div.nav-panel, p.nav-panel, h2.contents-heading, h2.shortcontents-heading, "
                    ".footnotes-heading, a.copiable-anchor, a.copiable-link")
 _TEXINFO_TOCS = "div.contents, div.shortcontents, table.menu, ul.section-toc, ul.mini-toc"
 _TEXINFO_ENTRIES = ("div.contents > ul > li > a, table.menu td:first-child a, ul.section-toc > li > a, "
                     "ul.mini-toc > li > a")
+# Sphinx's general and module indexes (genindex.html, py-modindex.html), whatever links to them
+_SPHINX_INDEX = "table.indextable, table.modindextable, table.genindextable"
 # a printed index (@printindex): texinfo 6 ``table.index-cp``/``index-fn``/..., texinfo 7 ``div.printindex``
 _TEXINFO_INDEX = "div.printindex, table[class*='printindex'], table[class^='index-']"
 
@@ -137,12 +147,17 @@ def breadcrumb_parent(tree: LexborHTMLParser, page: Path, root: Path, rel: str) 
     return targets[-1] if targets else None
 
 
-def is_texinfo(tree: LexborHTMLParser) -> bool:
-    """makeinfo/texi2any output: ``<meta name="Generator" content="makeinfo">`` (or "texi2any")."""
+def generator(tree: LexborHTMLParser) -> str:
+    """The page's ``<meta name="generator">``, lower-cased ("" when none)."""
     for meta in tree.css("meta[name]"):
         if (meta.attributes.get("name") or "").lower() == "generator":
-            return (meta.attributes.get("content") or "").strip().lower() in ("makeinfo", "texi2any")
-    return False
+            return (meta.attributes.get("content") or "").strip().lower()
+    return ""
+
+
+def is_texinfo(tree: LexborHTMLParser) -> bool:
+    """makeinfo/texi2any output: ``<meta name="Generator" content="makeinfo">`` (or "texi2any")."""
+    return generator(tree) in ("makeinfo", "texi2any")
 
 
 def texinfo_title(title: str) -> str:
@@ -220,13 +235,19 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     title = normalise(title_node.text()) if title_node is not None else ""
     links = head_links(tree, path, root)
     texinfo = is_texinfo(tree)
-    if rel in (links.get("index"), links.get("search")) or (texinfo and tree.css_first(_TEXINFO_INDEX)):
+    if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \
+            or (texinfo and tree.css_first(_TEXINFO_INDEX)):
         report.add(path, "generated index or search page (navigation, not content)", "document")
+        return None
+    if path.stem == "404":
+        report.exclude(path, "error page (404.html)")
         return None
     up = links.get("up") or breadcrumb_parent(tree, path, root, rel)
     if texinfo:
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)
+    if generator(tree).startswith("publican"):
+        remove_chrome(tree, _PUBLICAN_CHROME)
     remove_chrome(tree, _NAV_CHROME)
     remove_site_headers(tree)
     order = [link_target(a.attributes.get("href"), path, root) for a in tree.css("a[href]")]

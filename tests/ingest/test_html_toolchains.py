@@ -1,0 +1,160 @@
+"""HTML ingest of toolchains met in Debian's HTML manuals (Publican, AsciiDoc/Asciidoctor, MkDocs,
+Sphinx, Doxygen-style definition lists): their chrome, definition lists, headings with inline
+markup, figures of several images and title pages. Hand-written pages shaped like their output."""
+
+from PIL import Image
+
+from ham.ingest import ingest_corpus
+from tests.ingest.helpers import heading_path, leaf_with, node_titled
+
+
+def html(title: str, body: str, head: str = "") -> str:
+    return f"<html><head><title>{title}</title>{head}</head><body>{body}</body></html>"
+
+
+def one_doc(tmp_path, pages: dict[str, str]):
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text)
+    docs, report = ingest_corpus(tmp_path)
+    assert len(docs) == 1, [d.source for d in docs]
+    return docs[0], report
+
+
+def texts(doc) -> list[str]:
+    return [n.text for n in doc.leaves() if n.kind == "text"]
+
+
+def test_inline_markup_in_a_heading_is_read_as_the_page_shows_it(tmp_path):
+    doc, _ = one_doc(tmp_path, {"page.html": html("Log", (
+        "<h1>Manual</h1><h2>5.4. <code>dpkg</code>'s Log File</h2><p>It logs.</p>"
+        "<h2>Sorting Rows (<code class='literal'>ORDER BY</code>)</h2><p>It sorts.</p>"
+        "<h2>Fan<b>out</b> and <em> spaced </em>words</h2><p>Third.</p>"))})
+    assert heading_path(doc, leaf_with(doc, "text", "It logs."))[-1] == "5.4. dpkg's Log File"
+    assert heading_path(doc, leaf_with(doc, "text", "It sorts."))[-1] == "Sorting Rows (ORDER BY)"
+    assert heading_path(doc, leaf_with(doc, "text", "Third."))[-1] == "Fanout and spaced words"
+
+
+def test_a_definition_term_goes_on_the_first_block_of_its_own_definition(tmp_path):
+    """A term whose definition opens with code, a table or a list used to be carried to the next
+    definition's text, piling terms up ("Start from a tag: Delete a branch: Note on deletion.")."""
+    doc, _ = one_doc(tmp_path, {"page.html": html("Examples", (
+        "<h1>Examples</h1><dl>"
+        "<dt>Start from a tag</dt><dd><pre>$ git checkout v1.0</pre><p>Note on the tag.</p></dd>"
+        "<dt>Delete a branch</dt><dd><pre>$ git branch -d topic</pre></dd>"
+        "<dt>List the steps</dt><dd><ol><li><p>Fetch.</p><pre>$ git fetch</pre></li><li><p>Merge.</p></li></ol></dd>"
+        "<dt>Short list</dt><dd><ol><li>one</li><li>two</li></ol></dd>"
+        "<dt>Only a picture</dt><dd><img src='missing.png'></dd>"
+        "<dt><code>--debug</code></dt><dt><code>-d</code></dt><dd><p>Debug mode.</p></dd>"
+        "</dl>"))})
+    leaves = texts(doc)
+    assert "Start from a tag:\n$ git checkout v1.0" in leaves
+    assert "Note on the tag." in leaves
+    assert "Delete a branch:\n$ git branch -d topic" in leaves
+    assert "List the steps: 1. Fetch." in leaves
+    assert "Short list: 1. one\n2. two" in leaves
+    assert "Only a picture" in leaves
+    assert "--debug: -d: Debug mode." in leaves
+    assert not [t for t in leaves if t.count(":") > 2 and "Debug" not in t]
+
+
+def test_a_sphinx_field_term_keeps_its_own_colon_and_a_term_names_its_table(tmp_path):
+    doc, _ = one_doc(tmp_path, {"page.html": html("API", (
+        "<h1>API</h1><dl class='field-list simple'>"
+        "<dt class='field-odd'>Parameters<span class='colon'>:</span></dt>"
+        "<dd class='field-odd'><p><strong>name</strong> – the template name</p></dd></dl>"
+        "<dl class='params'><dt>Parameters</dt><dd><table class='params'>"
+        "<tr><td>doc</td><td>the document to read</td></tr></table></dd></dl>"))})
+    assert "Parameters: name – the template name" in texts(doc)
+    assert not [t for t in texts(doc) if "::" in t or t == "Parameters"]
+    table = next(n for n in doc.leaves() if n.kind == "table")
+    assert table.caption == "Parameters" and "doc | the document to read" in table.text
+
+
+def test_publican_asciidoc_and_mkdocs_chrome_is_not_content(tmp_path):
+    publican = '<meta name="generator" content="publican v4.3.2" />'
+    docnav = ('<ul class="docnav"><li class="previous"><a href="a.html"><strong>Prev</strong>Chapter 1</a></li>'
+              '<li class="next"><a href="c.html"><strong>Next</strong>6.3. The next page</a></li></ul>')
+    Image.new("RGB", (300, 200)).save(tmp_path / "logo.png")
+    (tmp_path / "publican.html").write_text(html("6.2. Commands", (
+        '<div id="banner"><a href="get/"><span class="text">Download the ebook</span></a></div>'
+        '<p id="title"><a class="left" href="site/"><img alt="Product Site" src="logo.png" /></a></p>'
+        f'<ul class="docnav top">{docnav}</ul><div class="section"><h2>6.2. Commands</h2>'
+        f'<p>Install packages with apt.</p></div>{docnav}'), publican))
+    (tmp_path / "asciidoc.html").write_text(html("git-commit(1)", (
+        '<div id="content"><h1>git-commit(1)</h1><p>Record changes.</p></div>'
+        '<div id="footer"><div id="footer-text">Last updated 2024-05-31 00:35:55 UTC</div></div>')))
+    (tmp_path / "mkdocs.html").write_text(html("Getting Started", (
+        '<div class="navbar fixed-top"><div class="container"><a href="index.html">Home</a>'
+        '<ul><li><a href="user-guide.html">User Guide</a></li></ul></div></div>'
+        '<div class="row"><div class="col-md-3"><div class="navbar-light bs-sidebar"><ul><li>'
+        '<a href="#install">Installation</a></li></ul></div></div>'
+        '<div class="col-md-9" role="main"><h1>Getting Started</h1><p>Install MkDocs first.</p></div></div>'
+        '<div class="modal" id="mkdocs_search_modal" role="dialog"><div class="modal-header">'
+        '<h4 class="modal-title">Search</h4></div><div class="modal-body"><p>From here you can search.</p>'
+        '</div></div>')))
+    docs, report = ingest_corpus(tmp_path)
+    leaves = [t for d in docs for t in texts(d)]
+    assert sorted(leaves) == ["Install MkDocs first.", "Install packages with apt.", "Record changes."]
+    assert not [n for d in docs for n in d.leaves() if n.kind == "image"]
+    assert not [n for d in docs for n in d.root.walk() if n.title == "Search"]   # the search dialog's h4
+    publican_doc = next(d for d in docs if d.source == "publican.html")
+    assert heading_path(publican_doc, leaf_with(publican_doc, "text", "Install packages")) == []
+
+
+def test_a_logo_line_is_chrome_only_on_publican_pages(tmp_path):
+    (tmp_path / "page.html").write_text(html("Intro", '<p id="title">Welcome to the widget guide.</p><h1>Intro</h1>'))
+    doc, _ = one_doc(tmp_path, {})
+    assert "Welcome to the widget guide." in texts(doc)
+
+
+def test_sphinx_module_index_and_404_pages_are_not_content(tmp_path):
+    doc, report = one_doc(tmp_path, {
+        "index.html": html("Jinja", "<h1>Jinja</h1><p>A template engine.</p>"),
+        "py-modindex.html": html("Python Module Index", (
+            '<h1>Python Module Index</h1><table class="indextable modindextable">'
+            '<tr><td>j</td><td><a href="api.html#module-jinja2">jinja2</a></td></tr></table>'),
+            '<link rel="up" href="index.html">'),
+        "404.html": html("Page Not Found", "<h1>Page Not Found</h1><p>Sorry, this page does not exist.</p>",
+                         '<link rel="up" href="index.html">')})
+    assert doc.source == "index.html" and texts(doc) == ["A template engine."]
+    problems = [str(p) for p in report.problems]
+    assert "py-modindex.html: generated index or search page (navigation, not content) (document skipped)" in problems
+    assert report.excluded["404.html"]["error page (404.html)"] == 1
+
+
+def test_every_image_of_a_figure_gets_its_caption_wherever_the_caption_sits(tmp_path):
+    for name in ("lang.png", "lang-txt.png", "kbd.png", "kbd-txt.png", "alone.png"):
+        Image.new("RGB", (300, 200)).save(tmp_path / name)
+    doc, _ = one_doc(tmp_path, {"page.html": html("Install", (
+        '<h1>Install</h1><div class="figure"><div class="figure-contents">'
+        '<div class="mediaobject"><img src="lang.png" alt="Language"></div>'
+        '<div class="mediaobject"><img src="lang-txt.png" alt="Language"></div></div>'
+        '<p class="title"><strong>Figure 4.2. Selecting the language</strong></p></div>'
+        '<div class="figure"><p class="title"><strong>Figure 4.3. Keyboard</strong></p>'
+        '<div class="figure-contents"><div class="mediaobject"><img src="kbd.png" alt="Keyboard"></div>'
+        '<div class="mediaobject"><img src="kbd-txt.png" alt="Keyboard"></div></div></div>'
+        '<p>Then reboot.</p><p><img src="alone.png" alt="Done"></p>'))})
+    images = {n.image: n for n in doc.leaves() if n.kind == "image"}
+    assert images["lang.png"].caption == images["lang-txt.png"].caption == "Figure 4.2. Selecting the language"
+    assert images["kbd.png"].caption == images["kbd-txt.png"].caption == "Figure 4.3. Keyboard"
+    assert images["lang.png"].label == "Figure 4.2" and images["kbd-txt.png"].label == "Figure 4.3"
+    assert images["alone.png"].caption == ""
+    captions = {n.text: n.caption_of for n in doc.leaves() if n.kind == "text" and n.caption_of}
+    assert captions == {"Figure 4.2. Selecting the language": images["lang-txt.png"].id,
+                        "Figure 4.3. Keyboard": images["kbd.png"].id}
+
+
+def test_a_title_page_line_above_the_book_title_does_not_push_the_book_down_a_level(tmp_path):
+    publican = '<meta name="generator" content="publican v4.3.2" />'
+    doc, _ = one_doc(tmp_path, {
+        "index.html": html("The Handbook", (
+            '<div class="book"><div class="titlepage"><div class="producttitle"><span>Debian</span> '
+            '<span>11</span></div><h1 class="title">The Handbook</h1></div>'
+            '<div class="toc"><dl class="toc"><dt><a href="apt.html">Chapter 6. APT</a></dt></dl></div></div>'), publican),
+        "apt.html": html("Chapter 6. APT", '<div class="chapter"><h2>Chapter 6. APT</h2><p>Use apt.</p></div>',
+                         publican + '<link rel="up" href="index.html">')})
+    assert doc.title == "The Handbook"
+    assert heading_path(doc, leaf_with(doc, "text", "Use apt.")) == ["Chapter 6. APT"]
+    assert "Debian 11" in texts(doc)
+    assert not [n for n in doc.root.walk() if n is not doc.root and n.title == "The Handbook"]
+    assert node_titled(doc, "Chapter 6. APT") in doc.root.children
