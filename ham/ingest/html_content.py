@@ -5,7 +5,8 @@ Units
     normalised, zero-width characters removed; ``pre`` keeps its lines; a definition list's term
     prefixes its definition; DocBook subtitles are text). An ``ol`` outside another step is a
     procedure, one ``step`` per item (its images belong to it, numbering restarts per list),
-    when ``ham.ingest.evidence.is_procedure`` says so (a DocBook ``div.procedure``, a lead-in
+    unless it is AsciiDoc's callout list (``div.colist``: notes on the code above it), when
+    ``ham.ingest.evidence.is_procedure`` says so (a DocBook ``div.procedure``, a lead-in
     such as "To do X:", imperative items); any other ``ol`` (a UI legend, a list of rules or
     fields) is one text block of "N. item" lines, or, when its items hold images or tables, text
     per item with its number. Tables that are not layout (no ``role=presentation``, no nested
@@ -301,6 +302,9 @@ class ContentWalker:
             self.walk(node)
             return
         items = [c for c in node.iter() if c.tag == "li"]
+        if node.parent is not None and "colist" in classes(node.parent):
+            self.numbered_text(node, items)   # AsciiDoc's callouts: notes on the code above, not steps
+            return
         marked = any("procedure" in classes(n) for n in (node, node.parent) if n is not None)
         steps, why = is_procedure([flatten(li) for li in items], self.lead_in(), marked)
         if not steps:

@@ -158,3 +158,13 @@ def test_a_title_page_line_above_the_book_title_does_not_push_the_book_down_a_le
     assert "Debian 11" in texts(doc)
     assert not [n for n in doc.root.walk() if n is not doc.root and n.title == "The Handbook"]
     assert node_titled(doc, "Chapter 6. APT") in doc.root.children
+
+
+def test_an_asciidoc_callout_list_is_numbered_text_not_procedure_steps(tmp_path):
+    doc, _ = one_doc(tmp_path, {"page.html": html("git-checkout(1)", (
+        "<h1>git-checkout(1)</h1><div class='listingblock'><div class='content'><pre><code>"
+        "$ git checkout -b foo   <b>&lt;1&gt;</b>\n$ git tag foo   <b>&lt;2&gt;</b></code></pre></div></div>"
+        "<div class='colist arabic'><ol><li><p>Create a new branch foo and switch to it.</p></li>"
+        "<li><p>Create a tag foo, leaving HEAD detached.</p></li></ol></div>"))})
+    assert not [n for n in doc.root.walk() if n.kind == "step"]
+    assert "1. Create a new branch foo and switch to it.\n2. Create a tag foo, leaving HEAD detached." in texts(doc)
