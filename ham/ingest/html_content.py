@@ -28,7 +28,8 @@ Skipped, and counted as front matter
     ``copyright``, ``pubdate``, ``legalnotice``, ...); other credits are left out by
     ``ham.ingest.structure.remove_front_matter``. Also skipped: prev/next/up/home icons and
     admonition icons (an ``img`` in a note/tip/warning/caution/important box named after the box
-    or alone in its cell). The admonition's label ("Tip") prefixes its first paragraph.
+    or alone in its cell). The admonition's label ("Tip") prefixes its first paragraph, and a
+    DocBook example's or sidebar's title ("Example 11.1. ...") its first block.
 """
 from __future__ import annotations
 
@@ -225,6 +226,8 @@ class ContentWalker:
             self.table(node)
         elif tag == "div" and cls & set(ADMONITIONS) and not self.admonition_depth:
             self.admonition(node)
+        elif tag == "div" and cls & {"example", "sidebar"} and self.titled_box(node):
+            pass
         elif self.is_description(node, tag, cls):
             self.blocks[-1].footnote = " ".join(x for x in (self.blocks[-1].footnote, flatten(node)) if x)
         elif self.is_caption(node, tag, cls):
@@ -412,6 +415,22 @@ class ContentWalker:
         self.flush()
         self.admonition_depth -= 1
         self.prefix = ""
+
+    def titled_box(self, node: LexborNode) -> bool:
+        """DocBook's example and sidebar: the title ("Example 11.1. Setting up a Partial Index",
+        "TIP Incremental updates") leads the box's first block, as an admonition's label does,
+        rather than standing alone as a one-line unit. False when the box has no title."""
+        title = node.css_first("p.title, div.title")
+        if title is None or not flatten(title):
+            return False
+        self.flush()
+        text = flatten(title)
+        self.prefix += (text if text.endswith(":") else text + ":") + " "
+        title.decompose()
+        self.walk(node)
+        self.flush()
+        self.term_alone()
+        return True
 
     def is_icon(self, node: LexborNode, src: str) -> bool:
         """Navigation and admonition icons: skipped altogether."""

@@ -168,3 +168,18 @@ def test_an_asciidoc_callout_list_is_numbered_text_not_procedure_steps(tmp_path)
         "<li><p>Create a tag foo, leaving HEAD detached.</p></li></ol></div>"))})
     assert not [n for n in doc.root.walk() if n.kind == "step"]
     assert "1. Create a new branch foo and switch to it.\n2. Create a tag foo, leaving HEAD detached." in texts(doc)
+
+
+def test_a_docbook_example_or_sidebar_title_leads_its_first_block(tmp_path):
+    doc, _ = one_doc(tmp_path, {"page.html": html("Indexes", (
+        "<h1>Indexes</h1><div class='example'><p class='title'><strong>Example 11.1. A Partial "
+        "<code>Index</code></strong></p><div class='example-contents'><pre class='programlisting'>"
+        "CREATE INDEX ON t (a) WHERE b;</pre><p>Queries on b use it.</p></div></div>"
+        "<div class='sidebar'><div class='titlepage'><div><div><p class='title'><strong><em>TIP</em> "
+        "Incremental updates</strong></p></div></div></div><div class='para'>Only the changes are fetched.</div></div>"
+        "<p>After the boxes.</p>"))})
+    leaves = texts(doc)
+    assert "Example 11.1. A Partial Index:\nCREATE INDEX ON t (a) WHERE b;" in leaves
+    assert "TIP Incremental updates: Only the changes are fetched." in leaves
+    assert "Queries on b use it." in leaves and "After the boxes." in leaves
+    assert not [t for t in leaves if t.startswith(("Example 11.1", "TIP")) and ":" not in t]
