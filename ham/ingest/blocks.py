@@ -20,7 +20,8 @@ class Block:
 
     kind: ``heading`` (with ``level``; 0 means "infer from numbering"), ``text``, ``image``,
     ``table``, ``step`` (an ordered-list item of a procedure; its ``text`` is the step body),
-    ``end_steps`` (closes the current run of steps) or ``caption`` (text the source marks as a
+    ``end_steps`` (closes the current run of steps), ``end_section`` (with ``level``: closes the
+    section opened at that level, so what follows is the enclosing section's again) or ``caption`` (text the source marks as a
     figure caption, e.g. an HTML ``figcaption``: linked like a "Figure N." text even when it does
     not start with such a label).
 

@@ -131,6 +131,13 @@ class TreeBuilder:
         self._step = None
         self._steps_in_run = 0
 
+    def _add_end_section(self, block: Block) -> None:
+        """The section opened at ``block.level`` (and any below it) ends: what follows belongs
+        to the enclosing section (an HTML API object's ``dl`` has ended)."""
+        self._add_end_steps(block)
+        while len(self._stack) > 1 and self._stack[-1][0] >= block.level:
+            self._stack.pop()
+
     def _next_order(self) -> int:
         self._order += 1
         return self._order - 1

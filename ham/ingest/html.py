@@ -117,7 +117,7 @@ def placed_blocks(page: Page, depth: int) -> tuple[list[Block], int, int]:
         blocks.append(Block(kind="heading", text=title, level=depth, source=page.rel))
         shift += 1
         toc_at = None if toc_at is None else toc_at + 1
-    blocks += [replace(b, level=b.level + shift) if b.kind == "heading" else b for b in page.blocks]
+    blocks += [replace(b, level=b.level + shift) if b.kind in ("heading", "end_section") else b for b in page.blocks]
     heads = [i for i, b in enumerate(blocks) if b.kind == "heading"]
     owner = max((i for i in heads if i < toc_at), default=heads[0]) if toc_at is not None else heads[0]
     level = blocks[owner].level

@@ -41,6 +41,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block
 from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
+from ham.ingest.html_api import is_field_list, object_name, signatures
 from ham.ingest.report import IngestReport, resolve_image
 from ham.text import clean_text, split_sentences
 
@@ -148,6 +149,7 @@ class ContentWalker:
         self.admonition_depth = 0
         self.table_caption = ""
         self.figure_caption, self.figure_linked = "", None   # inside a figure of several images
+        self.level = 0   # the level of the last heading emitted (API objects go one below it)
         self.toc_at: int | None = None
         self._resolved: dict[str, str | None] = {}
 
@@ -210,6 +212,10 @@ class ContentWalker:
         elif tag == "dt":   # terms in a row (an option's long and short names) share one definition
             term = flatten(node).rstrip()
             self.prefix += (term if term.endswith(":") else term + ":") + " " if term else ""
+        elif tag == "ul" and is_field_list(node):   # "Parameters: a (str) – ...": one text, a line each
+            self.emit("text", text=self.take_prefix() + "\n".join(flatten(li) for li in node.iter() if li.tag == "li"))
+        elif tag == "dl" and not (self.step_depth or self.admonition_depth) and signatures(node):
+            self.api_object(node)
         elif tag in ("dl", "dd"):
             self.walk(node)
             self.flush()
@@ -249,6 +255,7 @@ class ContentWalker:
             child = child.next
         if normalise("".join(title)):
             self.emit("heading", text=normalise("".join(title)), level=level)
+            self.level = level
         while child is not None:
             self.visit(child)
             child = child.next
@@ -286,6 +293,24 @@ class ContentWalker:
             self.walk(node)
         finally:
             self.figure_caption, self.figure_linked = "", None
+
+    def api_object(self, node: LexborNode) -> None:
+        """A Sphinx API object as a section of its own (``ham.ingest.html_api``)."""
+        outer = self.level
+        dts = signatures(node)
+        self.flush()
+        self.emit("heading", text=object_name(dts[0]), level=outer + 1)
+        self.level = outer + 1
+        signature = "\n".join(flatten(dt) for dt in dts)
+        if signature != object_name(dts[0]).removesuffix("()"):   # an attribute's is only its name
+            self.emit("text", text=self.take_prefix() + signature)
+        for child in node.iter():
+            if child.tag == "dd":
+                self.walk(child)
+                self.flush()
+                self.term_alone()
+        self.emit("end_section", level=outer + 1)
+        self.level = outer
 
     def term_alone(self) -> None:
         if self.prefix:

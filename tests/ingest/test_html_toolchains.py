@@ -183,3 +183,52 @@ def test_a_docbook_example_or_sidebar_title_leads_its_first_block(tmp_path):
     assert "TIP Incremental updates: Only the changes are fetched." in leaves
     assert "Queries on b use it." in leaves and "After the boxes." in leaves
     assert not [t for t in leaves if t.startswith(("Example 11.1", "TIP")) and ":" not in t]
+
+
+SPHINX_API = (
+    "<section id='api'><h1>API</h1><p>The high-level API.</p>"
+    "<dl class='py class'><dt class='sig sig-object py' id='pkg.Environment'><em class='property'>"
+    "<span class='pre'>class</span> </em><span class='sig-prename descclassname'><span class='pre'>pkg.</span></span>"
+    "<span class='sig-name descname'><span class='pre'>Environment</span></span><span class='sig-paren'>(</span>"
+    "<em class='sig-param'>options</em><span class='sig-paren'>)</span></dt>"
+    "<dd><p>The core component.</p>"
+    "<dl class='field-list simple'><dt class='field-odd'>Parameters<span class='colon'>:</span></dt>"
+    "<dd class='field-odd'><ul class='simple'><li><p><strong>loader</strong> (<em>BaseLoader</em>) – where "
+    "templates come from</p></li><li><p><strong>cache_size</strong> (<em>int</em>) – how many are kept</p></li>"
+    "</ul></dd></dl>"
+    "<dl class='py attribute'><dt class='sig sig-object py' id='pkg.Environment.globals'>"
+    "<span class='sig-name descname'><span class='pre'>globals</span></span></dt>"
+    "<dd><p>Variables every template sees.</p></dd></dl>"
+    "<dl class='py method'><dt class='sig sig-object py' id='pkg.Environment.get_template'>"
+    "<span class='sig-name descname'><span class='pre'>get_template</span></span><span class='sig-paren'>(</span>"
+    "<em class='sig-param'>name</em><span class='sig-paren'>)</span></dt>"
+    "<dd><p>Load a template by name.</p></dd></dl></dd></dl>"
+    "<p>Text after the class.</p>"
+    "<section id='loaders'><h2>Loaders</h2><p>Loaders find templates.</p></section></section>")
+
+
+def test_a_sphinx_api_object_is_a_section_and_its_nested_objects_sections_below_it(tmp_path):
+    doc, _ = one_doc(tmp_path, {"api.html": html("API", SPHINX_API)})
+    leaves = texts(doc)
+    assert heading_path(doc, leaf_with(doc, "text", "The core component.")) == ["class pkg.Environment()"]
+    assert "class pkg.Environment(options)" in leaves   # the signature with its parameters
+    assert heading_path(doc, leaf_with(doc, "text", "Load a template")) == ["class pkg.Environment()", "get_template()"]
+    assert heading_path(doc, leaf_with(doc, "text", "Variables every")) == ["class pkg.Environment()", "globals"]
+    assert "globals" not in leaves   # an attribute's signature is only its name: the heading says it
+    params = leaf_with(doc, "text", "loader (BaseLoader)")
+    assert params.text == "Parameters: loader (BaseLoader) – where templates come from\ncache_size (int) – how many are kept"
+    assert heading_path(doc, params) == ["class pkg.Environment()"]
+    # the class's section ends with its dl: what follows is the page's again, and h2 nests under it
+    assert heading_path(doc, leaf_with(doc, "text", "Text after the class.")) == []
+    assert heading_path(doc, leaf_with(doc, "text", "Loaders find")) == ["Loaders"]
+
+
+def test_an_api_object_in_a_child_page_closes_at_the_child_pages_depth(tmp_path):
+    doc, _ = one_doc(tmp_path, {
+        "index.html": html("Pkg", "<section><h1>Pkg</h1><p>Docs.</p><div class='toctree-wrapper'><ul>"
+                                  "<li class='toctree-l1'><a href='api.html'>API</a></li></ul></div></section>"),
+        "api.html": html("API", SPHINX_API, "<link rel='up' href='index.html'>")})
+    assert heading_path(doc, leaf_with(doc, "text", "Load a template")) == ["API", "class pkg.Environment()",
+                                                                             "get_template()"]
+    assert heading_path(doc, leaf_with(doc, "text", "Text after the class.")) == ["API"]
+    assert heading_path(doc, leaf_with(doc, "text", "Loaders find")) == ["API", "Loaders"]
