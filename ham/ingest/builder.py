@@ -10,7 +10,9 @@ pages). Keeping this in one place means every format gets the same rules.
 Rules the builder itself applies
     * A first heading equal to the document title is the title, not a section of its own: the
       headings below it become the sections (a single-page manual's ``h1``).
-    * "Step N" headings and ``step`` blocks are procedure steps; numbering restarts with every list
+    * "Step N" headings and ``step`` blocks are procedure steps; numbering restarts with every list.
+      A "Step N" heading with a level is a section at that level: its subheadings nest in it and
+      the next heading at its level or above ends it
       (``Block.number``, else the count within the current run of steps).
     * A table leaf's text is its caption, then its rows (``a | b`` lines), then its footnotes, so
       every representation and prompt that shows a unit's content shows all three; its image stays
@@ -99,7 +101,13 @@ class TreeBuilder:
         self._seen_heading = True
         if is_step_title(title):
             node = self._node("step", block, title=title, rule="step heading (\"Step N\")")
-            self._stack[-1][1].children.append(node)
+            if block.level > 0:   # a step at its heading's level: its subheadings nest in it
+                while len(self._stack) > 1 and self._stack[-1][0] >= block.level:
+                    self._stack.pop()
+                self._stack[-1][1].children.append(node)
+                self._stack.append((block.level, node))
+            else:
+                self._stack[-1][1].children.append(node)
             self._step = node
             return
         level, rule = self._heading_level(block)

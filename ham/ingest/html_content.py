@@ -10,8 +10,9 @@ Units
     such as "To do X:", imperative items); any other ``ol`` (a UI legend, a list of rules or
     fields) is one text block of "N. item" lines, or, when its items hold images or tables, text
     per item with its number. Tables that are not layout (no ``role=presentation``, no nested
-    table, not inside an admonition) become table blocks with ``a | b`` rows. Figure captions
-    (DocBook ``div.figure > p.title``, ``figcaption``, ``p.caption``) are caption blocks that
+    table, no heading in a cell, not inside an admonition) become table blocks with ``a | b`` rows. Figure captions
+    (DocBook ``div.figure > p.title``, ``figcaption``, ``p.caption``, MediaWiki's
+    ``div.thumbcaption``) are caption blocks that
     TreeBuilder links to their image. ``img src`` as written is ``Block.image``, resolved against
     the page's folder; ``data:`` and remote images are reported, never fetched.
 
@@ -210,6 +211,7 @@ class ContentWalker:
         elif tag in _HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]) + refentry_depth(node))
         elif tag == "dt":   # terms in a row (an option's long and short names) share one definition
+            self.images_within(node.css("img"))
             term = flatten(node).rstrip()
             self.prefix += (term if term.endswith(":") else term + ":") + " " if term else ""
         elif tag == "ul" and is_field_list(node):   # "Parameters: a (str) – ...": one text, a line each
@@ -247,15 +249,17 @@ class ContentWalker:
     def heading(self, node: LexborNode, level: int) -> None:
         """The heading's inline text is the title; blocks or images inside it (an unclosed ``<h1>``
         swallows the page in broken HTML) are content after it."""
-        child, title = node.child, []
-        while child is not None and (child.tag == "-text" or (child.tag not in _BLOCK_TAGS
-                                                               and child.tag != "img"
-                                                               and child.css_first("img") is None)):
+        child, title, images, first = node.child, [], [], node.child
+        while child is not None and (child.tag == "-text" or child.tag not in _BLOCK_TAGS):
             title.append(raw_text(child))
+            images += [child] if child.tag == "img" else list(child.css("img"))
             child = child.next
         if normalise("".join(title)):
             self.emit("heading", text=normalise("".join(title)), level=level)
             self.level = level
+            self.images_within(images)
+        else:   # no title: whatever the heading holds is content
+            child = first
         while child is not None:
             self.visit(child)
             child = child.next
@@ -269,7 +273,8 @@ class ContentWalker:
 
     @staticmethod
     def is_caption(node: LexborNode, tag: str, cls: set[str]) -> bool:
-        if tag == "figcaption" or (tag == "p" and "caption" in cls):
+        if tag == "figcaption" or (tag == "p" and "caption" in cls) or \
+                (tag == "div" and cls & {"thumbcaption", "gallerytext"}):   # MediaWiki's thumbnails
             return True
         parent = node.parent
         return tag == "p" and "title" in cls and parent is not None and \
@@ -293,6 +298,20 @@ class ContentWalker:
             self.walk(node)
         finally:
             self.figure_caption, self.figure_linked = "", None
+
+    def images_within(self, images: list[LexborNode]) -> None:
+        """Images set in a heading's or a definition term's line: an icon (a numbered callout, a
+        button) is decoration, left out and counted; a real image (a dialog's screenshot) is
+        content, after the heading or before the definition."""
+        for img in images:
+            src = (img.attributes.get("src") or "").strip()
+            if not src or src.startswith("data:") or self.is_icon(img, src):
+                continue
+            resolved = self.resolved(src)
+            if is_inline_icon(src, self.root / resolved if resolved else None, in_text=True):
+                self.report.exclude(self.page, "icon in a heading or term")
+                continue
+            self.image(img, force=True)
 
     def api_object(self, node: LexborNode) -> None:
         """A Sphinx API object as a section of its own (``ham.ingest.html_api``)."""
@@ -378,7 +397,7 @@ class ContentWalker:
     def is_layout_table(self, node: LexborNode) -> bool:
         role = (node.attributes.get("role") or "").lower()
         return role in ("presentation", "none") or self.admonition_depth > 0 or \
-            node.css_first("table table, tr table") is not None
+            node.css_first("table table, tr table, h1, h2, h3, h4, h5, h6") is not None   # a page laid out in cells
 
     def table(self, node: LexborNode) -> None:
         if self.is_layout_table(node):
@@ -510,7 +529,8 @@ class ContentWalker:
         resolved = self.resolved(src)
         if not force:
             file = self.root / resolved if resolved else None
-            if is_inline_icon(src, file, in_text=self.has_text_around(node)):
+            if "mwe-math-fallback-image-inline" in classes(node) or \
+                    is_inline_icon(src, file, in_text=self.has_text_around(node)):   # a formula in the line
                 self.inline.append(" " + icon_text(alt, src) + " ")
                 self.report.exclude(self.page, "inline icon (kept as text)")
                 return

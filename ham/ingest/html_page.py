@@ -10,6 +10,9 @@ Chrome (never content)
     ``div#footer`` ("Last updated ..."), Publican's ``ul.docnav`` (and, on pages whose generator
     is Publican, its ``div#banner`` and logo line ``p#title``), Bootstrap themes' (MkDocs)
     ``div.navbar``, ``div.bs-sidebar`` and ``div.modal`` (the search and keyboard dialogs),
+    on MediaWiki pages (an exported wiki) its "From ... Wiki" and "Retrieved from" lines,
+    category links, edit links, the hidden MathML beside a formula's image, and the "[*]" file
+    links in thumbnail boxes,
     Sphinx's generated index and
     search pages (the targets of ``<link rel="index|search">``, and any page holding Sphinx's
     ``table.indextable``: the module index ``py-modindex.html`` too); an error page (``404.html``,
@@ -58,6 +61,10 @@ _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, di
                "div.searchbox, button, input, select, div#footer, ul.docnav, div.navbar, div.bs-sidebar, "
                "div.modal")
 _PUBLICAN_CHROME = "div#banner, p#title"   # the site banner and the two logo links atop every page
+# MediaWiki's page chrome, the hidden MathML beside each formula's image (its alt holds the TeX),
+# and the "[*]" file links an HTML export leaves in thumbnail boxes
+_MEDIAWIKI_CHROME = ("#siteSub, #contentSub, #jump-to-nav, .mw-jump-link, .printfooter, #catlinks, .mw-editsection, "
+                     ".mwe-math-mathml-inline, .mwe-math-mathml-display, div.thumbinner a.external, div.magnify")
 _TOC_ENTRIES = "div.toctree-wrapper li.toctree-l1 > a, dl.toc > dt a"  # a TOC's first-level links
 _TEXINFO_CHROME = ("div.header, div.nav-panel, p.nav-panel, h2.contents-heading, h2.shortcontents-heading, "
                    ".footnotes-heading, a.copiable-anchor, a.copiable-link")
@@ -248,6 +255,8 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         remove_texinfo_chrome(tree)
     if generator(tree).startswith("publican"):
         remove_chrome(tree, _PUBLICAN_CHROME)
+    elif generator(tree).startswith("mediawiki"):
+        remove_chrome(tree, _MEDIAWIKI_CHROME)
     remove_chrome(tree, _NAV_CHROME)
     remove_site_headers(tree)
     order = [link_target(a.attributes.get("href"), path, root) for a in tree.css("a[href]")]

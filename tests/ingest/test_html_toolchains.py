@@ -232,3 +232,74 @@ def test_an_api_object_in_a_child_page_closes_at_the_child_pages_depth(tmp_path)
                                                                              "get_template()"]
     assert heading_path(doc, leaf_with(doc, "text", "Text after the class.")) == ["API"]
     assert heading_path(doc, leaf_with(doc, "text", "Loaders find")) == ["API", "Loaders"]
+
+
+def test_a_step_heading_keeps_its_level_so_its_subheadings_nest_in_it(tmp_path):
+    doc, _ = one_doc(tmp_path, {"page.html": html("Import", (
+        "<h1>Import</h1><p>Intro.</p><h3>Step 1: Open the dialog</h3><p>Select File/Import.</p>"
+        "<h3>Step 2: Adjust each account</h3><p>For each account, choose.</p>"
+        "<h4>Target account</h4><p>Pick the account.</p><h4>Import options</h4><p>Depending on the format.</p>"
+        "<h3>Step 3: Confirmation</h3><p>At last, the synthesis.</p><h3>Afterwards</h3><p>Check it.</p>"))})
+    step2 = node_titled(doc, "Step 2: Adjust each account")
+    assert [c.title for c in step2.children if c.kind != "text"] == ["Target account", "Import options"]
+    assert heading_path(doc, leaf_with(doc, "text", "At last")) == ["Step 3: Confirmation"]
+    assert heading_path(doc, leaf_with(doc, "text", "Check it.")) == ["Afterwards"]
+    assert [c.kind for c in doc.root.children if c.kind != "text"] == ["step", "step", "step", "section"]
+
+
+def test_an_icon_opening_a_heading_keeps_the_heading_and_a_screenshot_in_it_follows_as_content(tmp_path):
+    Image.new("RGB", (15, 15)).save(tmp_path / "1.png")
+    Image.new("RGB", (400, 300)).save(tmp_path / "dialog.png")
+    doc, report = one_doc(tmp_path, {"page.html": html("Dialog", (
+        "<h1>Dialog</h1><h2>Using it</h2><p>Open it.</p>"
+        "<h3><img src='1.png' width='15' height='15'> Type of transaction</h3><p>The type.</p>"
+        "<h3><a name='x'><span class='mw-headline'><img src='dialog.png'> Identify</span></a></h3><p>Names.</p>"))})
+    assert heading_path(doc, leaf_with(doc, "text", "The type.")) == ["Using it", "Type of transaction"]
+    identify = node_titled(doc, "Identify")
+    assert [c.image for c in identify.children if c.kind == "image"] == ["dialog.png"]
+    assert not [n for n in doc.leaves() if n.kind == "image" and n.image == "1.png"]
+    assert report.excluded["page.html"]["icon in a heading or term"] == 1
+
+
+def test_an_image_in_a_definition_term_is_kept(tmp_path):
+    Image.new("RGB", (14, 14)).save(tmp_path / "button.png")
+    Image.new("RGB", (300, 60)).save(tmp_path / "panel.png")
+    doc, _ = one_doc(tmp_path, {"page.html": html("Attributes", (
+        "<h1>Attributes</h1><dl><dt><img src='button.png' alt=''> <a name='z'>(ZOOM SCALE)</a> "
+        "<img src='panel.png' align='right' alt='zoom panel'><dd>Set the zoom scale.</dl>"))})
+    assert [n.image for n in doc.leaves() if n.kind == "image"] == ["panel.png"]
+    assert "(ZOOM SCALE): Set the zoom scale." in texts(doc)
+
+
+def test_a_page_laid_out_in_a_table_is_read_as_a_page_not_as_one_table(tmp_path):
+    Image.new("RGB", (400, 60)).save(tmp_path / "tb_file.png")
+    doc, _ = one_doc(tmp_path, {"page.html": html("Toolbars", (
+        "<table><tr><td valign='top'><ul><li><a href='first.html'>The First Steps</a></li></ul></td>"
+        "<td valign='top'><h1>Toolbars</h1><p>There are a few toolbars.</p>"
+        "<h2>File Management</h2><p><img src='tb_file.png'></p><p>The file toolbar creates and opens files.</p>"
+        "</td></tr></table>"))})
+    assert not [n for n in doc.leaves() if n.kind == "table"]
+    image = leaf_with(doc, "image", "tb_file.png")
+    assert heading_path(doc, image)[-1] == "File Management" and image.caption == ""
+
+
+def test_mediawiki_exports_lose_their_chrome_and_thumbnails_keep_their_captions(tmp_path):
+    Image.new("RGB", (300, 300)).save(tmp_path / "shot.jpg")
+    Image.new("RGB", (80, 12)).save(tmp_path / "math.png")
+    doc, _ = one_doc(tmp_path, {"page.html": html("Stereographic Projection - PanoTools.org Wiki", (
+        "<div id='content'><h1 class='firstHeading'>Stereographic Projection</h1><div id='bodyContent'>"
+        "<div id='siteSub'>From PanoTools.org Wiki</div><div class='thumb tright'><div class='thumbinner'>"
+        "<img alt='' src='shot.jpg' width='300' height='300' class='thumbimage'>"
+        "<a class='external' href='https://wiki.example/File:Shot.jpg'>[*]</a>"
+        "<div class='thumbcaption'>Circular stereographic projection</div></div></div>"
+        "<p>Use it for little planets, R = <span class='mwe-math-element'><span class='mwe-math-mathml-inline' "
+        "style='display: none;'><math><semantics><mrow><mn>2</mn><mi>f</mi></mrow><annotation>{\\displaystyle 2f}"
+        "</annotation></semantics></math></span><img src='math.png' class='mwe-math-fallback-image-inline' "
+        "alt='{\\displaystyle 2f}'></span>.</p>"
+        "<div class='printfooter'>Retrieved from \"https://wiki.example/index.php?oldid=1\"</div></div></div>"),
+        '<meta name="generator" content="MediaWiki 1.31.1"/>')})
+    leaves = texts(doc)
+    assert leaf_with(doc, "image", "shot.jpg").caption == "Circular stereographic projection"
+    assert not [t for t in leaves if "From PanoTools" in t or "Retrieved from" in t or "[*]" in t]
+    formula = leaf_with(doc, "text", "little planets")
+    assert formula.text.count("displaystyle") == 1
