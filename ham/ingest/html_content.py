@@ -34,89 +34,18 @@ Skipped, and counted as front matter
 """
 from __future__ import annotations
 
-import re
-from pathlib import Path, PurePosixPath
-from urllib.parse import urlparse
+from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block
-from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
+from ham.ingest.evidence import is_procedure
 from ham.ingest.html_api import is_field_list, object_name, signatures
-from ham.ingest.report import IngestReport, resolve_image
-from ham.text import clean_text, split_sentences
-
-TOC_CHROME = ("div.list-of-figures, div.list-of-tables, div.list-of-examples, div.list-of-equations, "
-              "div.list-of-procedures, div.contents.topic, div.topic.contents, a.headerlink")
-_PAGE_TOC_CLASSES = {"toc", "toc2", "toctree-wrapper"}  # skipped by the walker, which notes where they sat
-_ALWAYS_SKIP = {"script", "style", "noscript", "template", "head", "iframe", "object", "svg", "map"}
-ADMONITIONS = ("note", "tip", "warning", "caution", "important", "attention", "danger", "hint",
-               "seealso", "admonition")
-_ICON_NAMES = {"prev", "next", "up", "home", "blank"} | set(ADMONITIONS)
-_BLOCK_TAGS = {"html", "body", "p", "div", "section", "article", "main", "aside", "blockquote", "ul",
-               "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "td", "th",
-               "figure", "figcaption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center",
-               "details", "summary", "caption", "address", "fieldset", "header", "hgroup", "title"}
-_CREDIT_CLASSES = {"corpauthor", "author", "authorgroup", "editor", "othercredit", "copyright", "pubdate",
-                   "releaseinfo", "legalnotice", "revhistory"}
-_IMAGE_MARK = re.compile(r"\[image(?:: [^\]]*)?\]")
-_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-
-
-def normalise(text: str) -> str:
-    return " ".join(clean_text(text).split())
-
-
-def flatten(node: LexborNode, image_text=None) -> str:
-    """A node's text with inline markup flattened; block boundaries become spaces. ``image_text``
-    (img node -> str) gives what an image stands for in the text (nothing by default)."""
-    return normalise(raw_text(node, image_text))
-
-
-def raw_text(node: LexborNode, image_text=None) -> str:
-    """``flatten`` before whitespace is normalised: the text keeps the spaces at its edges, so
-    inline pieces joined with "" read as the page shows them ("<code>dpkg</code>'s")."""
-    if node.tag == "-text":
-        return node.text_content or ""
-    parts: list[str] = []
-    for n in node.traverse(include_text=True):
-        if n.tag == "-text":
-            parts.append(n.text_content or "")
-        elif n.tag in _BLOCK_TAGS or n.tag == "br":
-            parts.append(" ")
-        elif n.tag == "img" and image_text is not None:
-            parts.append(" " + image_text(n) + " ")
-    return "".join(parts)
-
-
-def classes(node: LexborNode) -> set[str]:
-    return set((node.attributes.get("class") or "").split())
-
-
-def table_text(node: LexborNode, image_text=None) -> str:
-    """Rows of a table as ``a | b | c`` lines (``image_text``: as in ``flatten``)."""
-    rows = []
-    for tr in node.css("tr"):
-        cells = [flatten(c, image_text) for c in tr.iter() if c.tag in ("td", "th")]
-        if any(cells):
-            rows.append(" | ".join(cells))
-    return "\n".join(rows)
-
-
-def table_html_text(fragment: str) -> str:
-    """Flatten an HTML table fragment (e.g. MinerU's ``table_body``); plain text if no table."""
-    tree = LexborHTMLParser(fragment)
-    table = tree.css_first("table")
-    if table is not None:
-        return table_text(table)
-    return flatten(tree.body) if tree.body is not None else ""
-
-
-def remove_chrome(tree: LexborHTMLParser, selectors: str) -> None:
-    for node in tree.css(selectors):
-        node.decompose()
-
-
+from ham.ingest.html_media import MediaWalker
+from ham.ingest.html_text import (ADMONITIONS, ALWAYS_SKIP, BLOCK_TAGS, CREDIT_CLASSES, HEADINGS, PAGE_TOC_CLASSES,
+                                  TOC_CHROME, classes, flatten, normalise, raw_text, remove_chrome)
+from ham.ingest.report import IngestReport
+from ham.text import split_sentences
 
 _REFENTRY_SECTIONS = {"refsynopsisdiv", "refsect1", "refsect2", "refsect3", "refsection"}
 
@@ -137,7 +66,7 @@ def refentry_depth(node: LexborNode) -> int:
     return 0
 
 
-class ContentWalker:
+class ContentWalker(MediaWalker):
     """Turns one page's body into Blocks in reading order (see the module docstring)."""
 
     def __init__(self, page: Path, root: Path, report: IngestReport, rel: str, tocs=()) -> None:
@@ -185,13 +114,13 @@ class ContentWalker:
         tag = node.tag
         if tag == "-text":
             self.inline.append(node.text_content or "")
-        elif tag.startswith("-") or tag in _ALWAYS_SKIP:
+        elif tag.startswith("-") or tag in ALWAYS_SKIP:
             return
         elif tag == "img":
             self.image(node)
         elif tag == "br":
             self.inline.append(" ")
-        elif tag not in _BLOCK_TAGS:
+        elif tag not in BLOCK_TAGS:
             self.walk(node)
         else:
             self.flush()
@@ -200,15 +129,15 @@ class ContentWalker:
 
     def block(self, node: LexborNode, tag: str) -> None:
         cls = classes(node)
-        if node in self.tocs or (tag in ("div", "dl", "nav") and (cls & _PAGE_TOC_CLASSES
+        if node in self.tocs or (tag in ("div", "dl", "nav") and (cls & PAGE_TOC_CLASSES
                                                                    or node.attributes.get("id") == "toc")):
             self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
             self.report.exclude(self.page, "table of contents", 1)
         elif (tag == "div" and "details" in cls and node.parent is not None
-              and node.parent.attributes.get("id") == "header") or cls & _CREDIT_CLASSES:
+              and node.parent.attributes.get("id") == "header") or cls & CREDIT_CLASSES:
             # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice
             self.report.exclude(self.page, "front matter (copyright, credits)", 1)
-        elif tag in _HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
+        elif tag in HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]) + refentry_depth(node))
         elif tag == "dt":   # terms in a row (an option's long and short names) share one definition
             self.images_within(node.css("img"))
@@ -250,7 +179,7 @@ class ContentWalker:
         """The heading's inline text is the title; blocks or images inside it (an unclosed ``<h1>``
         swallows the page in broken HTML) are content after it."""
         child, title, images, first = node.child, [], [], node.child
-        while child is not None and (child.tag == "-text" or child.tag not in _BLOCK_TAGS):
+        while child is not None and (child.tag == "-text" or child.tag not in BLOCK_TAGS):
             title.append(raw_text(child))
             images += [child] if child.tag == "img" else list(child.css("img"))
             child = child.next
@@ -279,39 +208,6 @@ class ContentWalker:
         parent = node.parent
         return tag == "p" and "title" in cls and parent is not None and \
             bool(classes(parent) & {"figure", "informalfigure"})
-
-    def figure(self, node: LexborNode) -> None:
-        """A figure of several images (a graphical and a text-mode screenshot) with one caption:
-        the builder links the caption to the image beside it (the last before it, or the first
-        after it); the others get its text here, so no image of the figure is left uncaptioned."""
-        caption = next((n for n in node.traverse() if n is not node and n.tag != "-text"
-                        and self.is_caption(n, n.tag, classes(n))), None)
-        images = node.css("img")
-        if caption is None or len(images) < 2:
-            self.walk(node)
-            return
-        order = {n: i for i, n in enumerate(node.traverse())}
-        ahead = order.get(caption, 0) < order.get(images[0], 0)
-        linked = images[0] if ahead else images[-1]
-        self.figure_caption, self.figure_linked = flatten(caption), linked
-        try:
-            self.walk(node)
-        finally:
-            self.figure_caption, self.figure_linked = "", None
-
-    def images_within(self, images: list[LexborNode]) -> None:
-        """Images set in a heading's or a definition term's line: an icon (a numbered callout, a
-        button) is decoration, left out and counted; a real image (a dialog's screenshot) is
-        content, after the heading or before the definition."""
-        for img in images:
-            src = (img.attributes.get("src") or "").strip()
-            if not src or src.startswith("data:") or self.is_icon(img, src):
-                continue
-            resolved = self.resolved(src)
-            if is_inline_icon(src, self.root / resolved if resolved else None, in_text=True):
-                self.report.exclude(self.page, "icon in a heading or term")
-                continue
-            self.image(img, force=True)
 
     def api_object(self, node: LexborNode) -> None:
         """A Sphinx API object as a section of its own (``ham.ingest.html_api``)."""
@@ -394,60 +290,6 @@ class ContentWalker:
     def inline_text(self, node: LexborNode) -> str:
         return flatten(node, lambda img: self.icon_text_of(img))
 
-    def is_layout_table(self, node: LexborNode) -> bool:
-        role = (node.attributes.get("role") or "").lower()
-        return role in ("presentation", "none") or self.admonition_depth > 0 or \
-            node.css_first("table table, tr table, h1, h2, h3, h4, h5, h6") is not None   # a page laid out in cells
-
-    def table(self, node: LexborNode) -> None:
-        if self.is_layout_table(node):
-            self.walk(node)
-            return
-        caption_node = node.css_first("caption")
-        caption = flatten(caption_node) if caption_node is not None else self.table_caption
-        self.table_caption = ""
-        rows: list[str] = []
-        real: list[tuple[LexborNode, str]] = []
-        for tr in node.css("tr"):
-            found: list[LexborNode] = []
-
-            def image_text(img: LexborNode) -> str:
-                src = (img.attributes.get("src") or "").strip()
-                if src and self.is_icon(img, src):
-                    return ""
-                if self.cell_icon(img, src):
-                    return self.icon_text_of(img)
-                found.append(img)
-                alt = normalise(img.attributes.get("alt") or "")
-                return f"[image: {alt}]" if alt else "[image]"
-
-            cells = [c for c in tr.iter() if c.tag in ("td", "th")]
-            texts = [flatten(c, image_text) for c in cells]
-            if any(texts):
-                rows.append(" | ".join(texts))
-            plain = " | ".join(t for t in (" ".join(_IMAGE_MARK.sub("", x).split()) for x in texts) if t)
-            real.extend((img, plain) for img in found)
-        text = "\n".join(rows)
-        if text:
-            term = self.take_prefix().rstrip().rstrip(":")   # a definition's term names its table
-            caption = f"{term}: {caption}" if term and caption else term or caption
-            self.emit("table", text=text, caption=caption)
-        for img, row in real:
-            self.image(img, caption=row, force=True)
-
-    def cell_icon(self, img: LexborNode, src: str) -> bool:
-        if not src or src.startswith("data:"):
-            return False
-        resolved = self.resolved(src)
-        file = self.root / resolved if resolved else None
-        if is_inline_icon(src, file, in_text=self.has_text_around(img), in_cell=True):
-            self.report.exclude(self.page, "inline icon (kept as text)")
-            return True
-        return False
-
-    def icon_text_of(self, img: LexborNode) -> str:
-        return icon_text(img.attributes.get("alt") or "", img.attributes.get("src") or "")
-
     def admonition(self, node: LexborNode) -> None:
         """Keep the box's text, prefixed with its label; drop its icon."""
         label = node.css_first("p.admonition-title, .title, th, h1, h2, h3, h4, h5, h6")
@@ -475,70 +317,6 @@ class ContentWalker:
         self.flush()
         self.term_alone()
         return True
-
-    def is_icon(self, node: LexborNode, src: str) -> bool:
-        """Navigation and admonition icons: skipped altogether."""
-        stem = PurePosixPath(urlparse(src).path).stem.lower()
-        parent = node.parent
-        if stem in _ICON_NAMES and (self.admonition_depth or (parent is not None and parent.tag == "a")):
-            return True
-        return bool(self.admonition_depth and parent is not None and parent.tag == "td"
-                    and not flatten(parent))
-
-    def resolved(self, src: str) -> str | None:
-        if src not in self._resolved:
-            self._resolved[src] = resolve_image(src, self.page.parent, self.root, self.report, self.page)
-        return self._resolved[src]
-
-    @staticmethod
-    def has_text_around(node: LexborNode) -> bool:
-        """The image sits in running text: the block holding it (paragraph, item, cell) has text
-        of its own, outside nested blocks (a figure's caption is not running text)."""
-        block = node.parent
-        while block is not None and block.tag not in _BLOCK_TAGS:
-            block = block.parent
-        if block is None:
-            return False
-        child = block.child
-        while child is not None:
-            if child.tag == "-text" and (child.text_content or "").strip():
-                return True
-            if child.tag not in _BLOCK_TAGS and not child.tag.startswith("-") and child.tag != "img" \
-                    and flatten(child):
-                return True
-            child = child.next
-        return False
-
-    def image(self, node: LexborNode, caption: str = "", force: bool = False) -> None:
-        src = (node.attributes.get("src") or "").strip()
-        alt = node.attributes.get("alt") or ""
-        if src and self.is_icon(node, src):
-            return
-        if not src:
-            self.flush()
-            self.report.add(self.page, f"<img> without src (alt {alt!r})", "image")
-            if alt.strip():
-                self.emit("text", text=alt)
-            return
-        if src.startswith("data:"):
-            self.flush()
-            short = src.split(",", 1)[0] + ",…"
-            self.report.add(self.page, f"image {short!r} is inline data and is not decoded", "image")
-            self.emit("image", image=short, image_path=None, alt=alt)
-            return
-        resolved = self.resolved(src)
-        if not force:
-            file = self.root / resolved if resolved else None
-            if "mwe-math-fallback-image-inline" in classes(node) or \
-                    is_inline_icon(src, file, in_text=self.has_text_around(node)):   # a formula in the line
-                self.inline.append(" " + icon_text(alt, src) + " ")
-                self.report.exclude(self.page, "inline icon (kept as text)")
-                return
-        self.flush()
-        if not caption and self.figure_caption and node != self.figure_linked:
-            caption = self.figure_caption
-        self.emit("image", image=src, image_path=resolved, alt=alt, caption=caption)
-
 
 def fragment_blocks(fragment: str, path: Path, root: Path, report: IngestReport) -> list[Block]:
     """Blocks of an HTML fragment embedded in another format (e.g. raw HTML in Markdown)."""

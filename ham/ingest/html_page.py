@@ -51,7 +51,8 @@ from urllib.parse import unquote, urlparse
 from selectolax.lexbor import LexborHTMLParser
 
 from ham.ingest.builder import Block
-from ham.ingest.html_content import TOC_CHROME, ContentWalker, normalise, remove_chrome
+from ham.ingest.html_content import ContentWalker
+from ham.ingest.html_text import TOC_CHROME, normalise, remove_chrome
 from ham.ingest.report import IngestReport, read_bytes
 from ham.ingest.structure import remove_front_matter
 

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from ham.document import Document
 from ham.ingest.builder import LABEL, Block, build_document, doc_id_for
-from ham.ingest.html_content import table_html_text
+from ham.ingest.html_text import table_html_text
 from ham.ingest.levels import numbering_of
 from ham.ingest.report import IngestReport, read_text, resolve_image
 from ham.text import normalise_ws

@@ -1,0 +1,79 @@
+"""Text of HTML nodes (selectolax lexbor) shared by the page reader and the content walker: inline
+markup flattened, tables as ``a | b`` rows, and the tag and class sets that say what a node is."""
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from ham.text import clean_text
+
+TOC_CHROME = ("div.list-of-figures, div.list-of-tables, div.list-of-examples, div.list-of-equations, "
+              "div.list-of-procedures, div.contents.topic, div.topic.contents, a.headerlink")
+PAGE_TOC_CLASSES = {"toc", "toc2", "toctree-wrapper"}  # skipped by the walker, which notes where they sat
+ALWAYS_SKIP = {"script", "style", "noscript", "template", "head", "iframe", "object", "svg", "map"}
+ADMONITIONS = ("note", "tip", "warning", "caution", "important", "attention", "danger", "hint",
+               "seealso", "admonition")
+ICON_NAMES = {"prev", "next", "up", "home", "blank"} | set(ADMONITIONS)
+BLOCK_TAGS = {"html", "body", "p", "div", "section", "article", "main", "aside", "blockquote", "ul",
+               "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "td", "th",
+               "figure", "figcaption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center",
+               "details", "summary", "caption", "address", "fieldset", "header", "hgroup", "title"}
+CREDIT_CLASSES = {"corpauthor", "author", "authorgroup", "editor", "othercredit", "copyright", "pubdate",
+                   "releaseinfo", "legalnotice", "revhistory"}
+IMAGE_MARK = re.compile(r"\[image(?:: [^\]]*)?\]")
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+
+
+def normalise(text: str) -> str:
+    return " ".join(clean_text(text).split())
+
+
+def flatten(node: LexborNode, image_text=None) -> str:
+    """A node's text with inline markup flattened; block boundaries become spaces. ``image_text``
+    (img node -> str) gives what an image stands for in the text (nothing by default)."""
+    return normalise(raw_text(node, image_text))
+
+
+def raw_text(node: LexborNode, image_text=None) -> str:
+    """``flatten`` before whitespace is normalised: the text keeps the spaces at its edges, so
+    inline pieces joined with "" read as the page shows them ("<code>dpkg</code>'s")."""
+    if node.tag == "-text":
+        return node.text_content or ""
+    parts: list[str] = []
+    for n in node.traverse(include_text=True):
+        if n.tag == "-text":
+            parts.append(n.text_content or "")
+        elif n.tag in BLOCK_TAGS or n.tag == "br":
+            parts.append(" ")
+        elif n.tag == "img" and image_text is not None:
+            parts.append(" " + image_text(n) + " ")
+    return "".join(parts)
+
+
+def classes(node: LexborNode) -> set[str]:
+    return set((node.attributes.get("class") or "").split())
+
+
+def table_text(node: LexborNode, image_text=None) -> str:
+    """Rows of a table as ``a | b | c`` lines (``image_text``: as in ``flatten``)."""
+    rows = []
+    for tr in node.css("tr"):
+        cells = [flatten(c, image_text) for c in tr.iter() if c.tag in ("td", "th")]
+        if any(cells):
+            rows.append(" | ".join(cells))
+    return "\n".join(rows)
+
+
+def table_html_text(fragment: str) -> str:
+    """Flatten an HTML table fragment (e.g. MinerU's ``table_body``); plain text if no table."""
+    tree = LexborHTMLParser(fragment)
+    table = tree.css_first("table")
+    if table is not None:
+        return table_text(table)
+    return flatten(tree.body) if tree.body is not None else ""
+
+
+def remove_chrome(tree: LexborHTMLParser, selectors: str) -> None:
+    for node in tree.css(selectors):
+        node.decompose()
