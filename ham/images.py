@@ -35,6 +35,8 @@ def image_problem(path: Path) -> str | None:
         return "image reference is not a file"
     if path.stat().st_size == 0:
         return "image file is empty (0 bytes)"
+    if path.suffix.lower() in (".svg", ".svgz"):
+        return "SVG is a vector format ham does not read (convert it to PNG, e.g. rsvg-convert)"
     from PIL import Image
 
     try:

@@ -303,3 +303,11 @@ def test_mediawiki_exports_lose_their_chrome_and_thumbnails_keep_their_captions(
     assert not [t for t in leaves if "From PanoTools" in t or "Retrieved from" in t or "[*]" in t]
     formula = leaf_with(doc, "text", "little planets")
     assert formula.text.count("displaystyle") == 1
+
+
+def test_an_svg_image_is_reported_as_svg_not_as_corrupt(tmp_path):
+    (tmp_path / "diagram.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"/>')
+    doc, report = one_doc(tmp_path, {"page.html": html("UI", (
+        "<h1>UI</h1><p>The main window:</p><figure><img src='diagram.svg' alt='Timeline'><figcaption>Figure 1: the timeline</figcaption></figure>"))})
+    problems = [str(p) for p in report.problems]
+    assert any("diagram.svg" in p and "SVG is a vector format ham does not read" in p for p in problems), problems
