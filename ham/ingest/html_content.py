@@ -24,7 +24,10 @@ Icons and images in tables
 
 Skipped, and counted as front matter
     Page tables of contents (DocBook ``div.toc``, Asciidoctor ``div#toc``, the nodes the page
-    reader names: texinfo menus; where they sat is noted for the page tree), the author/revision
+    reader names: texinfo menus; where they sat is noted for the page tree; a ``ul.toc`` whose
+    every item is only a link to an anchor of the same page, where a list of in-page links
+    without that class is content: "The dialog is divided into: Toolbar, Plot panel, ..."),
+    "Back to top" links, the author/revision
     line of an Asciidoctor header, DocBook title-page credits (``corpauthor``, ``author``,
     ``copyright``, ``pubdate``, ``legalnotice``, ...); other credits are left out by
     ``ham.ingest.structure.remove_front_matter``. Also skipped: prev/next/up/home icons and
@@ -43,7 +46,8 @@ from ham.ingest.evidence import is_procedure
 from ham.ingest.html_api import is_field_list, object_name, signatures
 from ham.ingest.html_media import MediaWalker
 from ham.ingest.html_text import (ADMONITIONS, ALWAYS_SKIP, BLOCK_TAGS, CREDIT_CLASSES, HEADINGS, PAGE_TOC_CLASSES,
-                                  TOC_CHROME, classes, flatten, normalise, raw_text, remove_chrome)
+                                  TOC_CHROME, classes, flatten, is_anchor_list, is_back_to_top, normalise, raw_text,
+                                  remove_chrome)
 from ham.ingest.report import IngestReport
 from ham.text import split_sentences
 
@@ -130,9 +134,12 @@ class ContentWalker(MediaWalker):
     def block(self, node: LexborNode, tag: str) -> None:
         cls = classes(node)
         if node in self.tocs or (tag in ("div", "dl", "nav") and (cls & PAGE_TOC_CLASSES
-                                                                   or node.attributes.get("id") == "toc")):
+                                                                   or node.attributes.get("id") == "toc")) \
+                or (tag in ("ul", "ol") and "toc" in cls and is_anchor_list(node)):
             self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
             self.report.exclude(self.page, "table of contents", 1)
+        elif tag in ("p", "div") and is_back_to_top(node):
+            self.report.exclude(self.page, "back-to-top link", 1)
         elif (tag == "div" and "details" in cls and node.parent is not None
               and node.parent.attributes.get("id") == "header") or cls & CREDIT_CLASSES:
             # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice

@@ -3,6 +3,7 @@ markup flattened, tables as ``a | b`` rows, and the tag and class sets that say 
 from __future__ import annotations
 
 import re
+from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -77,3 +78,37 @@ def table_html_text(fragment: str) -> str:
 def remove_chrome(tree: LexborHTMLParser, selectors: str) -> None:
     for node in tree.css(selectors):
         node.decompose()
+
+
+_TOP = re.compile(r"^\W*(back to (the )?top|top of (the )?page|to top|top)\W*$", re.I)
+
+
+def _only_link(node: LexborNode) -> LexborNode | None:
+    """The one link that is all of ``node``'s text, else None."""
+    links = node.css("a[href]")
+    if len(links) != 1 or node.css_first("img") is not None:
+        return None
+    text = flatten(links[0])
+    return links[0] if text and flatten(node) == text else None
+
+
+def is_anchor_list(node: LexborNode) -> bool:
+    """An in-page table of contents: a list of two or more items, each only a link to an anchor
+    of the same page ("#general", "#interface"); a list of steps in plain text is not one."""
+    items = [li for li in node.iter() if li.tag == "li"]
+    if len(items) < 2:
+        return False
+    for li in items:
+        link = _only_link(li)
+        if link is None or not (link.attributes.get("href") or "").startswith("#"):
+            return False
+    return True
+
+
+def is_back_to_top(node: LexborNode) -> bool:
+    """A line that is only a "Back to Top" link to the page's top ("#top", "#")."""
+    link = _only_link(node)
+    if link is None:
+        return False
+    href = urlparse(link.attributes.get("href") or "")
+    return not href.path and _TOP.match(flatten(link)) is not None

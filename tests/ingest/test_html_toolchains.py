@@ -311,3 +311,21 @@ def test_an_svg_image_is_reported_as_svg_not_as_corrupt(tmp_path):
         "<h1>UI</h1><p>The main window:</p><figure><img src='diagram.svg' alt='Timeline'><figcaption>Figure 1: the timeline</figcaption></figure>"))})
     problems = [str(p) for p in report.problems]
     assert any("diagram.svg" in p and "SVG is a vector format ham does not read" in p for p in problems), problems
+
+
+def test_an_in_page_link_list_is_a_table_of_contents_and_back_to_top_lines_are_chrome(tmp_path):
+    doc, report = one_doc(tmp_path, {"page.html": html("Preferences", (
+        "<h1>Preferences</h1><ul class='toc'><li><a href='#general'>General</a></li>"
+        "<li><a href='#interface'>Interface</a></li></ul>"
+        "<h2 id='general'>General</h2><p>Language and units.</p><p class='top'><a href='#top'>↑ Back to Top</a></p>"
+        "<h2 id='interface'>Interface</h2><ul class='toc'><li>Step 1: open the dialog</li><li>Step 2: choose</li></ul>"
+        "<ul><li><a href='#general'>General</a> settings come first</li><li><a href='other.html#x'>Other</a></li></ul>"
+        "<p>The dialog has two parts:</p><ul><li><a href='#general'>Tabs</a></li><li><a href='#interface'>Buttons</a></li></ul>"
+        "<p><a href='#top'>Top</a></p>"))})
+    leaves = texts(doc)
+    assert "General" not in leaves and "Interface" not in leaves
+    assert not [t for t in leaves if "Back to Top" in t or t == "Top"]
+    assert "Step 1: open the dialog" in leaves and "General settings come first" in leaves and "Other" in leaves
+    assert "Tabs" in leaves and "Buttons" in leaves   # in-page links without the toc class are content
+    assert report.excluded["page.html"]["back-to-top link"] == 2
+    assert report.excluded["page.html"]["table of contents"] == 1
