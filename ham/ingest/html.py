@@ -14,7 +14,7 @@ Levels
     A page's top heading sits at the page's depth in that page tree (root page = 1); the other
     headings keep their distance to it from the heading tags (``h2`` page title, ``h3`` sect2 =
     one level deeper). A page whose content does not open with a heading gets a heading from its
-    ``<title>``, unless a title page sets a few short lines above a heading equal to its
+    ``<title>``, unless a title page sets a few short lines or a logo above a heading equal to its
     ``<title>`` (Publican's "Debian 11" above the book's ``h1``): that heading goes first. Child pages go one level below, and at the end of, the section of the parent page
     that holds its table of contents (else its first section). Inside admonitions and procedure
     steps headings are plain text.
@@ -88,14 +88,16 @@ TITLE_PAGE_CHARS = 80
 
 
 def title_page_first(page: Page) -> list[Block]:
-    """A title page that sets a line or two above its title heading (Publican's product and
-    version, "Debian 11", above the book's ``h1``): the title heading goes first, so the page's
-    top heading is its title, not a section under a copy of it made from ``<title>``."""
+    """A title page that sets a line or two (or a logo) above its title heading (Publican's
+    product and version, "Debian 11", above the book's ``h1``; Xfig's logo above each page's):
+    the title heading goes first, so the page's top heading is its title, not a section under a
+    copy of it made from ``<title>``."""
     blocks = page.blocks
     at = next((i for i, b in enumerate(blocks[:TITLE_PAGE_LINES + 1]) if b.kind == "heading"), None)
     if not at or not same_title(blocks[at].text, page.title) \
             or blocks[at].level != min(b.level for b in blocks if b.kind == "heading") \
-            or any(b.kind != "text" or len(b.text) > TITLE_PAGE_CHARS for b in blocks[:at]):
+            or any(not (b.kind == "image" or (b.kind == "text" and len(b.text) <= TITLE_PAGE_CHARS))
+                   for b in blocks[:at]):
         return blocks
     return [blocks[at], *blocks[:at], *blocks[at + 1:]]
 

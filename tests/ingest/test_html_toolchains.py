@@ -329,3 +329,12 @@ def test_an_in_page_link_list_is_a_table_of_contents_and_back_to_top_lines_are_c
     assert "Tabs" in leaves and "Buttons" in leaves   # in-page links without the toc class are content
     assert report.excluded["page.html"]["back-to-top link"] == 2
     assert report.excluded["page.html"]["table of contents"] == 1
+
+
+def test_a_logo_above_the_page_title_does_not_make_the_title_a_section_under_a_copy_of_itself(tmp_path):
+    Image.new("RGB", (300, 80)).save(tmp_path / "logo.png")
+    doc, _ = one_doc(tmp_path, {"page.html": html("Drawing Objects", (
+        "<a href='contents.html'><img src='logo.png' alt='XFIG Users Manual'></a><hr>"
+        "<h1>Drawing Objects</h1><p>Buttons create new objects.</p><h2>Circles</h2><p>Give the center.</p>"))})
+    assert heading_path(doc, leaf_with(doc, "text", "Give the center.")) == ["Circles"]
+    assert not [n for n in doc.root.walk() if n is not doc.root and n.title == "Drawing Objects"]
