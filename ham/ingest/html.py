@@ -41,12 +41,18 @@ def claim(files: list[Path]) -> list[Path]:
 
 def page_parents(pages: dict[str, Page]) -> dict[str, str | None]:
     """Parent of each page: its up-link (or breadcrumb) target when present, else the page whose
-    table of contents lists it first-level (Sphinx themes without breadcrumbs); cycles are cut."""
+    table of contents lists it first-level (Sphinx themes without breadcrumbs), else its parent in
+    the site menu (MkDocs, ``html_page.menu_parents``); cycles are cut."""
     listed_by: dict[str, str] = {}
     for rel in sorted(pages):
         for child in pages[rel].toc_children:
             listed_by.setdefault(child, rel)
-    parents = {rel: (p.up if p.up in pages else listed_by.get(rel)) for rel, p in pages.items()}
+    in_menu: dict[str, str] = {}
+    for rel in sorted(pages):
+        for child, parent in pages[rel].menu_parents.items():
+            if parent in pages:
+                in_menu.setdefault(child, parent)
+    parents = {rel: (p.up if p.up in pages else listed_by.get(rel) or in_menu.get(rel)) for rel, p in pages.items()}
     for start in sorted(pages):
         trail, cur = [], start
         while cur is not None and cur not in trail:

@@ -50,9 +50,9 @@ from urllib.parse import unquote, urlparse
 
 from selectolax.lexbor import LexborHTMLParser
 
-from ham.ingest.builder import Block
+from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
-from ham.ingest.html_text import TOC_CHROME, normalise, remove_chrome
+from ham.ingest.html_text import TOC_CHROME, classes, flatten, normalise, remove_chrome
 from ham.ingest.report import IngestReport, read_bytes
 from ham.ingest.structure import remove_front_matter
 
@@ -206,6 +206,44 @@ class Page:
     toc_children: list[str] = field(default_factory=list)  # first-level entries of its TOCs
     blocks: list[Block] = field(default_factory=list)
     toc_at: int | None = None  # index in blocks where the page's table of contents sat
+    menu_parents: dict[str, str] = field(default_factory=dict)   # the site menu's page -> parent
+
+
+def menu_parents(tree: LexborHTMLParser, path: Path, root: Path) -> tuple[dict[str, str], list[str]]:
+    """The hierarchy a Bootstrap site menu (MkDocs' ``div.navbar ul.navbar-nav``) shows: each
+    page it lists -> its parent, and the pages in menu order. A top-level item's parent is the
+    home page (``a.navbar-brand``, else the first item); a drop-down's items belong to its first
+    item when that one is named like the drop-down ("User Guide" -> ``user-guide/index.html``),
+    else to the home page."""
+    nav = tree.css_first("div.navbar ul.navbar-nav")
+    if nav is None:
+        return {}, []
+
+    def target(a) -> str | None:
+        return link_target(a.attributes.get("href"), path, root) if a is not None else None
+
+    items = [li for li in nav.iter() if li.tag == "li"]
+    home = target(tree.css_first("div.navbar a.navbar-brand")) or \
+        next((target(li.css_first("a[href]")) for li in items if "dropdown" not in classes(li)), None)
+    parents: dict[str, str] = {}
+    order: list[str] = []
+    for li in items:
+        if "dropdown" in classes(li):
+            title = flatten(li.css_first("a.dropdown-toggle") or li)
+            links = li.css("ul.dropdown-menu a[href]")
+            targets = [target(a) for a in links]
+            section = targets[0] if links and same_title(flatten(links[0]), title) else None
+            for t in targets:
+                if t and t != home:
+                    parents.setdefault(t, (section if t != section else None) or home)
+            order += [t for t in targets if t]
+        else:
+            t = target(li.css_first("a[href]"))
+            if t:
+                order.append(t)
+                if home and t != home:
+                    parents.setdefault(t, home)
+    return {k: v for k, v in parents.items() if v and v != k}, order
 
 
 def redirects(tree: LexborHTMLParser) -> bool:
@@ -254,6 +292,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if texinfo:
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)
+    menu, menu_order = menu_parents(tree, path, root)   # read before the menu is removed as chrome
     if generator(tree).startswith("publican"):
         remove_chrome(tree, _PUBLICAN_CHROME)
     elif generator(tree).startswith("mediawiki"):
@@ -265,6 +304,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     toc_entries = [link_target(a.attributes.get("href"), path, root) for a in tree.css(entries)]
     if texinfo:  # its menu orders the child pages, not a cross-reference in the text above it
         order = toc_entries + order
+    order = menu_order + order
     remove_chrome(tree, TOC_CHROME)
     walker = ContentWalker(path, root, report, rel, set(tree.css(_TEXINFO_TOCS)) if texinfo else ())
     try:
@@ -278,7 +318,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         return None
     return Page(path, rel, title, up if up != rel else None, links.get("prev"), links.get("next"),
                 list(dict.fromkeys(t for t in order if t)),
-                list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, walker.toc_at)
+                list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, walker.toc_at, menu)
 
 
 

@@ -338,3 +338,33 @@ def test_a_logo_above_the_page_title_does_not_make_the_title_a_section_under_a_c
         "<h1>Drawing Objects</h1><p>Buttons create new objects.</p><h2>Circles</h2><p>Give the center.</p>"))})
     assert heading_path(doc, leaf_with(doc, "text", "Give the center.")) == ["Circles"]
     assert not [n for n in doc.root.walk() if n is not doc.root and n.title == "Drawing Objects"]
+
+
+def mkdocs_page(title: str, body: str, depth: int = 0) -> str:
+    up = "../" * depth
+    menu = (f"<div class='navbar fixed-top'><div class='container'><a class='navbar-brand' href='{up}index.html'>Tool</a>"
+            f"<ul class='nav navbar-nav'><li class='navitem'><a href='{up}index.html' class='nav-link'>Home</a></li>"
+            f"<li class='navitem'><a href='{up}getting-started.html' class='nav-link'>Getting Started</a></li>"
+            "<li class='dropdown'><a href='#' class='nav-link dropdown-toggle'>User Guide <b class='caret'></b></a>"
+            f"<ul class='dropdown-menu'><li><a href='{up}user-guide/index.html' class='dropdown-item'>User Guide</a></li>"
+            f"<li><a href='{up}user-guide/install.html' class='dropdown-item'>Installation</a></li></ul></li>"
+            "<li class='dropdown'><a href='#' class='nav-link dropdown-toggle'>About <b class='caret'></b></a>"
+            f"<ul class='dropdown-menu'><li><a href='{up}about/license.html' class='dropdown-item'>License</a></li>"
+            "</ul></li></ul></div></div>")
+    return html(title, menu + f"<div class='col-md-9' role='main'>{body}</div>")
+
+
+def test_mkdocs_pages_join_into_one_manual_by_the_site_menu(tmp_path):
+    (tmp_path / "user-guide").mkdir()
+    (tmp_path / "about").mkdir()
+    doc, _ = one_doc(tmp_path, {
+        "index.html": mkdocs_page("Tool", "<h1>Tool</h1><p>Tool builds sites.</p>"),
+        "getting-started.html": mkdocs_page("Getting Started", "<h1>Getting Started</h1><p>Install it first.</p>"),
+        "user-guide/index.html": mkdocs_page("User Guide", "<h1>User Guide</h1><p>How to use Tool.</p>", 1),
+        "user-guide/install.html": mkdocs_page("Installation", "<h1>Installation</h1><p>pip install tool</p>", 1),
+        "about/license.html": mkdocs_page("License", "<h1>License</h1><p>BSD-2-Clause.</p>", 1)})
+    assert doc.source == "index.html"
+    assert heading_path(doc, leaf_with(doc, "text", "pip install")) == ["User Guide", "Installation"]
+    assert heading_path(doc, leaf_with(doc, "text", "Install it first.")) == ["Getting Started"]
+    assert heading_path(doc, leaf_with(doc, "text", "BSD-2-Clause.")) == ["License"]   # no page for "About"
+    assert [c.title for c in doc.root.children if c.kind != "text"] == ["Getting Started", "User Guide", "License"]
