@@ -118,6 +118,10 @@ class ContentWalker(MediaWalker):
         tag = node.tag
         if tag == "-text":
             self.inline.append(node.text_content or "")
+        elif tag == "object" and (node.attributes.get("data") or "").lower().endswith((".svg", ".svgz")):
+            data = node.attributes.get("data")
+            self.report.add(self.page, f"SVG figure {data!r} (<object>) is a vector format ham does not read "
+                                       f"(convert it to PNG, e.g. rsvg-convert)", "image")
         elif tag.startswith("-") or tag in ALWAYS_SKIP:
             return
         elif tag == "img":

@@ -14,8 +14,9 @@ Chrome (never content)
     category links, edit links, the hidden MathML beside a formula's image, and the "[*]" file
     links in thumbnail boxes,
     Sphinx's generated index and
-    search pages (the targets of ``<link rel="index|search">``, and any page holding Sphinx's
-    ``table.indextable``: the module index ``py-modindex.html`` too); an error page (``404.html``,
+    search pages (the targets of ``<link rel="index|search">``, ``genindex*.html``, and any page
+    holding Sphinx's ``table.indextable``: the module index ``py-modindex.html`` too) and its
+    highlighted source copies (``_modules/``, from the viewcode extension); an error page (``404.html``,
     as Sphinx and MkDocs themes ship) is not read, and counted as excluded; icons are skipped by
     ``ham.ingest.html_content``. A redirect page (``<meta http-equiv="refresh">`` with a URL) is
     not read at all, and counted as excluded.
@@ -209,6 +210,21 @@ class Page:
     menu_parents: dict[str, str] = field(default_factory=dict)   # the site menu's page -> parent
 
 
+_SUFFIX_SEPARATORS = (" — ", " – ", " - ", " | ", " :: ", " » ")
+
+
+def without_site_suffix(title: str, heading: str) -> str:
+    """A ``<title>`` that is the page's first heading plus the site's name ("Debian Policy Manual
+    — Debian Policy Manual v4.6.2.0", "Stereographic Projection - PanoTools.org Wiki") is that
+    heading, so the heading is recognised as the title and not made a section under a copy of it;
+    Sphinx's placeholder for a page without one ("<no title> — ...") is no title."""
+    if title.startswith("<no title>"):
+        return ""
+    if heading and title != heading and any(title.startswith(heading + sep) for sep in _SUFFIX_SEPARATORS):
+        return heading
+    return title
+
+
 def menu_parents(tree: LexborHTMLParser, path: Path, root: Path) -> tuple[dict[str, str], list[str]]:
     """The hierarchy a Bootstrap site menu (MkDocs' ``div.navbar ul.navbar-nav``) shows: each
     page it lists -> its parent, and the pages in menu order. A top-level item's parent is the
@@ -282,8 +298,11 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     links = head_links(tree, path, root)
     texinfo = is_texinfo(tree)
     if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \
-            or (texinfo and tree.css_first(_TEXINFO_INDEX)):
+            or path.stem.startswith("genindex") or (texinfo and tree.css_first(_TEXINFO_INDEX)):
         report.add(path, "generated index or search page (navigation, not content)", "document")
+        return None
+    if "_modules" in PurePosixPath(rel).parts[:-1]:   # Sphinx viewcode's highlighted copies of the sources
+        report.add(path, "generated source-code page (Sphinx viewcode, _modules/)", "document")
         return None
     if path.stem == "404":
         report.exclude(path, "error page (404.html)")
@@ -313,6 +332,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         report.add(path, "HTML nested too deeply to parse", "document")
         return None
     blocks = remove_front_matter(blocks, report, path, title)
+    title = without_site_suffix(title, next((b.text for b in blocks if b.kind == "heading"), ""))
     if not any(b.kind == "image" or b.text.strip() for b in blocks):
         report.add(path, "no content found (no text and no image)", "document")
         return None

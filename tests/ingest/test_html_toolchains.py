@@ -368,3 +368,29 @@ def test_mkdocs_pages_join_into_one_manual_by_the_site_menu(tmp_path):
     assert heading_path(doc, leaf_with(doc, "text", "Install it first.")) == ["Getting Started"]
     assert heading_path(doc, leaf_with(doc, "text", "BSD-2-Clause.")) == ["License"]   # no page for "About"
     assert [c.title for c in doc.root.children if c.kind != "text"] == ["Getting Started", "User Guide", "License"]
+
+
+def test_sphinx_source_pages_split_indexes_and_site_suffixes(tmp_path):
+    (tmp_path / "_modules" / "requests").mkdir(parents=True)
+    head = "<link rel='up' href='index.html'>"
+    doc, report = one_doc(tmp_path, {
+        "index.html": html("Requests — Requests 2.28.1 documentation",
+                           "<section><h1>Requests</h1><p>HTTP for Humans.</p></section>"),
+        "api.html": html("Developer Interface — Requests 2.28.1 documentation",
+                         "<section><h1>Developer Interface</h1><p>All of Requests' functionality.</p></section>", head),
+        "_modules/requests/api.html": html("requests.api — Requests 2.28.1 documentation",
+                                           "<h1>Source code for requests.api</h1><div class='highlight'><pre>def get(url):"
+                                           "\n    return request('get', url)</pre></div>"),
+        "genindex-all.html": html("Index — Requests 2.28.1 documentation", "<h1>Index</h1>", head),
+        "footer.html": html("&lt;no title&gt; — Requests 2.28.1 documentation", "<p>Copyleft notice.</p>", head),
+        "diagram.html": html("Diagram — Requests 2.28.1 documentation", (
+            "<section><h1>Diagram</h1><div class='figure'><object type='image/svg+xml' data='flow.svg'></object>"
+            "<p class='title'><b>Figure 1.1. Request flow</b></p></div></section>"), head)})
+    assert doc.title == "Requests"
+    assert not [n for n in doc.root.walk() if n is not doc.root and n.title in ("Requests", "Index")]
+    assert not [n for n in doc.root.walk() if "no title" in (n.title or "")]
+    assert not [t for t in texts(doc) if "def get" in t]
+    problems = [str(p) for p in report.problems]
+    assert any(p.startswith("_modules/requests/api.html: generated source-code page") for p in problems), problems
+    assert any(p.startswith("genindex-all.html: generated index") for p in problems)
+    assert any("flow.svg" in p and "vector format" in p for p in problems)
