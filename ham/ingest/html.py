@@ -15,9 +15,10 @@ Levels
     headings keep their distance to it from the heading tags (``h2`` page title, ``h3`` sect2 =
     one level deeper). A page whose content does not open with a heading gets a heading from its
     ``<title>``, unless a title page sets a few short lines or a logo above a heading equal to its
-    ``<title>`` (Publican's "Debian 11" above the book's ``h1``): that heading goes first. Child pages go one level below, and at the end of, the section of the parent page
-    that holds its table of contents (else its first section). Inside admonitions and procedure
-    steps headings are plain text.
+    ``<title>`` (Publican's "Debian 11" above the book's ``h1``): that heading goes first. Child
+    pages go one level below, and at the end of, the section of the parent page that holds the
+    table of contents listing them (a page may have several), else its first table of contents,
+    else its first section. Inside admonitions and procedure steps headings are plain text.
 
 How a single page becomes Blocks is in ``html_page`` (what is chrome) and ``html_content`` (what is a unit).
 """
@@ -108,29 +109,42 @@ def title_page_first(page: Page) -> list[Block]:
     return [blocks[at], *blocks[:at], *blocks[at + 1:]]
 
 
-def placed_blocks(page: Page, depth: int) -> tuple[list[Block], int, int]:
+def placed_blocks(page: Page, depth: int, kids: list[str] = ()) -> tuple[list[Block], list[tuple[int, int, list[str]]]]:
     """The page's blocks with heading levels moved so its top heading sits at ``depth``; also
-    where its child pages go and at which depth: at the end of the section holding its table of
-    contents (else of its first section), one level below that section."""
+    where its child pages ``kids`` go and at which depth, as (index, depth, pages) in block order:
+    a child at the end of the section holding the table of contents that lists it (a Sphinx
+    index page's "User Guide", "API" and "Community" toctrees each hold their own), else the
+    page's first table of contents, else its first section; one level below that section."""
     levels = [b.level for b in page.blocks if b.kind == "heading"]
     shift = depth - min(levels) if levels else depth
     blocks: list[Block] = []
-    toc_at = page.toc_at
     page_blocks = title_page_first(page)
-    if page_blocks is not page.blocks and toc_at is not None and toc_at <= page.blocks.index(page_blocks[0]):
-        toc_at += 1     # the lines above the title moved one place down
-    page = replace(page, blocks=page_blocks)
-    if page.blocks[0].kind != "heading":
+    moved = page.blocks.index(page_blocks[0]) if page_blocks is not page.blocks else None
+    synthetic = page_blocks[0].kind != "heading"
+
+    def at(position: int | None) -> int | None:   # a position in the page's blocks -> in ``blocks``
+        if position is None:
+            return None
+        if moved is not None and position <= moved:
+            position += 1     # the lines above the title moved one place down
+        return position + 1 if synthetic else position
+
+    if synthetic:
         title = page.title or PurePosixPath(page.rel).stem
         blocks.append(Block(kind="heading", text=title, level=depth, source=page.rel))
         shift += 1
-        toc_at = None if toc_at is None else toc_at + 1
-    blocks += [replace(b, level=b.level + shift) if b.kind in ("heading", "end_section") else b for b in page.blocks]
+    blocks += [replace(b, level=b.level + shift) if b.kind in ("heading", "end_section") else b for b in page_blocks]
     heads = [i for i, b in enumerate(blocks) if b.kind == "heading"]
-    owner = max((i for i in heads if i < toc_at), default=heads[0]) if toc_at is not None else heads[0]
-    level = blocks[owner].level
-    end = next((i for i in heads if i > owner and blocks[i].level <= level), len(blocks))
-    return blocks, end, level + 1
+
+    def place(toc_at: int | None) -> tuple[int, int]:
+        owner = max((i for i in heads if i < toc_at), default=heads[0]) if toc_at is not None else heads[0]
+        level = blocks[owner].level
+        return next((i for i in heads if i > owner and blocks[i].level <= level), len(blocks)), level + 1
+
+    groups: dict[tuple[int, int], list[str]] = {}
+    for kid in kids:
+        groups.setdefault(place(at(page.toc_places.get(kid, page.toc_at))), []).append(kid)
+    return blocks, [(index, level, names) for (index, level), names in sorted(groups.items())]
 
 
 def site_document(root_rel: str, pages: dict[str, Page], children: dict[str, list[str]]) -> Document:
@@ -140,12 +154,15 @@ def site_document(root_rel: str, pages: dict[str, Page], children: dict[str, lis
     builder = TreeBuilder(doc_id_for(root_rel), title, root_rel, "html")
 
     def add_page(rel: str, depth: int) -> None:
-        blocks, insert_at, child_depth = placed_blocks(pages[rel], depth)
-        for block in blocks[:insert_at]:
-            builder.add(block)
-        for kid in children[rel]:
-            add_page(kid, child_depth)
-        for block in blocks[insert_at:]:
+        blocks, groups = placed_blocks(pages[rel], depth, children[rel])
+        start = 0
+        for index, child_depth, kids in groups:
+            for block in blocks[start:index]:
+                builder.add(block)
+            for kid in kids:
+                add_page(kid, child_depth)
+            start = index
+        for block in blocks[start:]:
             builder.add(block)
 
     add_page(root_rel, 1)

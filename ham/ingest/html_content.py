@@ -85,6 +85,7 @@ class ContentWalker(MediaWalker):
         self.figure_caption, self.figure_linked = "", None   # inside a figure of several images
         self.level = 0   # the level of the last heading emitted (API objects go one below it)
         self.toc_at: int | None = None
+        self.tocs_at: list[tuple[int, LexborNode]] = []   # where each table of contents sat, and it
         self._resolved: dict[str, str | None] = {}
 
     def run(self, body: LexborNode | None) -> list[Block]:
@@ -141,6 +142,7 @@ class ContentWalker(MediaWalker):
                                                                    or node.attributes.get("id") == "toc")) \
                 or (tag in ("ul", "ol") and "toc" in cls and is_anchor_list(node)):
             self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
+            self.tocs_at.append((len(self.blocks), node))
             self.report.exclude(self.page, "table of contents", 1)
         elif tag in ("p", "div") and is_back_to_top(node):
             self.report.exclude(self.page, "back-to-top link", 1)

@@ -208,6 +208,7 @@ class Page:
     blocks: list[Block] = field(default_factory=list)
     toc_at: int | None = None  # index in blocks where the page's table of contents sat
     menu_parents: dict[str, str] = field(default_factory=dict)   # the site menu's page -> parent
+    toc_places: dict[str, int] = field(default_factory=dict)   # page -> where the TOC listing it sat
 
 
 _SUFFIX_SEPARATORS = (" — ", " – ", " - ", " | ", " :: ", " » ")
@@ -331,6 +332,12 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     except RecursionError:
         report.add(path, "HTML nested too deeply to parse", "document")
         return None
+    toc_places: dict[str, int] = {}   # a page of several tables of contents: each lists its own children
+    for at, toc in walker.tocs_at:
+        for a in toc.css("a[href]"):
+            target = link_target(a.attributes.get("href"), path, root)
+            if target and target != rel:
+                toc_places.setdefault(target, at)
     blocks = remove_front_matter(blocks, report, path, title)
     title = without_site_suffix(title, next((b.text for b in blocks if b.kind == "heading"), ""))
     if not any(b.kind == "image" or b.text.strip() for b in blocks):
@@ -338,7 +345,8 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         return None
     return Page(path, rel, title, up if up != rel else None, links.get("prev"), links.get("next"),
                 list(dict.fromkeys(t for t in order if t)),
-                list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, walker.toc_at, menu)
+                list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, walker.toc_at, menu,
+                toc_places)
 
 
 

@@ -394,3 +394,25 @@ def test_sphinx_source_pages_split_indexes_and_site_suffixes(tmp_path):
     assert any(p.startswith("_modules/requests/api.html: generated source-code page") for p in problems), problems
     assert any(p.startswith("genindex-all.html: generated index") for p in problems)
     assert any("flow.svg" in p and "vector format" in p for p in problems)
+
+
+def test_each_table_of_contents_of_a_page_holds_the_pages_it_lists(tmp_path):
+    """A Sphinx index page with a toctree per section: each page goes at the end of the section
+    whose toctree lists it (all of them had gone under the first)."""
+    def toctree(*pages):
+        return "<div class='toctree-wrapper compound'><ul>" + "".join(
+            f"<li class='toctree-l1'><a class='reference internal' href='{p}.html'>{p}</a></li>" for p in pages) + "</ul></div>"
+    head = "<link rel='up' href='index.html'>"
+    doc, _ = one_doc(tmp_path, {
+        "index.html": html("Requests — Requests 2.28 documentation", (
+            "<section><h1>Requests</h1><p>HTTP for Humans.</p>"
+            f"<section><h2>The User Guide</h2><p>Start here.</p>{toctree('install', 'quickstart')}</section>"
+            f"<section><h2>The API Guide</h2>{toctree('api')}</section>"
+            "<section><h2>Beloved Features</h2><p>Keep-alive.</p></section></section>")),
+        "install.html": html("Install — Requests", "<section><h1>Install</h1><p>pip install requests</p></section>", head),
+        "quickstart.html": html("Quickstart — Requests", "<section><h1>Quickstart</h1><p>r = get(url)</p></section>", head),
+        "api.html": html("API — Requests", "<section><h1>API</h1><p>requests.get(url)</p></section>", head)})
+    assert heading_path(doc, leaf_with(doc, "text", "pip install")) == ["The User Guide", "Install"]
+    assert heading_path(doc, leaf_with(doc, "text", "r = get")) == ["The User Guide", "Quickstart"]
+    assert heading_path(doc, leaf_with(doc, "text", "requests.get(url)")) == ["The API Guide", "API"]
+    assert heading_path(doc, leaf_with(doc, "text", "Keep-alive.")) == ["Beloved Features"]
