@@ -211,6 +211,15 @@ class Page:
     toc_places: dict[str, int] = field(default_factory=dict)   # page -> where the TOC listing it sat
 
 
+def surviving(position: int | None, before: list[Block], after: list[Block]) -> int | None:
+    """Where ``position`` in ``before`` lies in ``after``, a copy with blocks removed (credits,
+    permission notices): at the first block from there on that was kept."""
+    if position is None:
+        return None
+    kept = {id(b): i for i, b in enumerate(after)}
+    return next((kept[id(b)] for b in before[position:] if id(b) in kept), len(after))
+
+
 _SUFFIX_SEPARATORS = (" — ", " – ", " - ", " | ", " :: ", " » ")
 
 
@@ -338,14 +347,16 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
             target = link_target(a.attributes.get("href"), path, root)
             if target and target != rel:
                 toc_places.setdefault(target, at)
-    blocks = remove_front_matter(blocks, report, path, title)
+    kept = remove_front_matter(blocks, report, path, title)
+    toc_at, toc_places = surviving(walker.toc_at, blocks, kept), {k: surviving(v, blocks, kept) for k, v in toc_places.items()}
+    blocks = kept
     title = without_site_suffix(title, next((b.text for b in blocks if b.kind == "heading"), ""))
     if not any(b.kind == "image" or b.text.strip() for b in blocks):
         report.add(path, "no content found (no text and no image)", "document")
         return None
     return Page(path, rel, title, up if up != rel else None, links.get("prev"), links.get("next"),
                 list(dict.fromkeys(t for t in order if t)),
-                list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, walker.toc_at, menu,
+                list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, toc_at, menu,
                 toc_places)
 
 

@@ -416,3 +416,15 @@ def test_each_table_of_contents_of_a_page_holds_the_pages_it_lists(tmp_path):
     assert heading_path(doc, leaf_with(doc, "text", "r = get")) == ["The User Guide", "Quickstart"]
     assert heading_path(doc, leaf_with(doc, "text", "requests.get(url)")) == ["The API Guide", "API"]
     assert heading_path(doc, leaf_with(doc, "text", "Keep-alive.")) == ["Beloved Features"]
+
+
+def test_credits_left_out_above_a_table_of_contents_do_not_move_where_its_pages_go(tmp_path):
+    doc, report = one_doc(tmp_path, {
+        "index.html": html("Widget Guide", (
+            "<h1>Widget Guide</h1><p>Copyright © 2024 The Widget Developers</p>"
+            "<p>Permission is granted to copy, distribute and/or modify this document.</p>"
+            "<div class='toc'><dl class='toc'><dt><a href='setup.html'>1. Setup</a></dt></dl></div>"
+            "<h2>Appendix</h2><p>Glossary.</p>")),
+        "setup.html": html("1. Setup", "<h2>1. Setup</h2><p>Plug it in.</p>", "<link rel='up' href='index.html'>")})
+    assert report.excluded["index.html"]["front matter (copyright, credits)"] >= 1
+    assert heading_path(doc, leaf_with(doc, "text", "Plug it in.")) == ["1. Setup"]   # not under "Appendix"
