@@ -102,8 +102,7 @@ class TreeBuilder:
         if is_step_title(title):
             node = self._node("step", block, title=title, rule="step heading (\"Step N\")")
             if block.level > 0:   # a step at its heading's level: its subheadings nest in it
-                while len(self._stack) > 1 and self._stack[-1][0] >= block.level:
-                    self._stack.pop()
+                self._close_sections(block.level)
                 self._stack[-1][1].children.append(node)
                 self._stack.append((block.level, node))
             else:
@@ -117,8 +116,7 @@ class TreeBuilder:
             self.root.rule = (self.root.rule + "; " if self.root.rule else "") + \
                 f"top heading {title!r} is the document title (not a section)"
             return
-        while self._stack[-1][0] >= level:
-            self._stack.pop()
+        self._close_sections(level)
         kind = "section" if len(self._stack) == 1 else "subsection"
         node = self._node(kind, block, title=title, rule=rule)
         self._stack[-1][1].children.append(node)
@@ -143,7 +141,11 @@ class TreeBuilder:
         """The section opened at ``block.level`` (and any below it) ends: what follows belongs
         to the enclosing section (an HTML API object's ``dl`` has ended)."""
         self._add_end_steps(block)
-        while len(self._stack) > 1 and self._stack[-1][0] >= block.level:
+        self._close_sections(block.level)
+
+    def _close_sections(self, level: int) -> None:
+        """Sections opened at ``level`` or deeper end (the document, level 0, stays open)."""
+        while len(self._stack) > 1 and self._stack[-1][0] >= level:
             self._stack.pop()
 
     def _next_order(self) -> int:

@@ -45,11 +45,10 @@ def page_parents(pages: dict[str, Page]) -> dict[str, str | None]:
     table of contents lists it first-level (Sphinx themes without breadcrumbs), else its parent in
     the site menu (MkDocs, ``html_page.menu_parents``); cycles are cut."""
     listed_by: dict[str, str] = {}
+    in_menu: dict[str, str] = {}
     for rel in sorted(pages):
         for child in pages[rel].toc_children:
             listed_by.setdefault(child, rel)
-    in_menu: dict[str, str] = {}
-    for rel in sorted(pages):
         for child, parent in pages[rel].menu_parents.items():
             if parent in pages:
                 in_menu.setdefault(child, parent)

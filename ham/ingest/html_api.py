@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
+from ham.ingest.html_text import flatten
+
 _NAME = ".sig-name, .descname"
 _PREFIX = ".sig-prename, .descclassname"
 
@@ -34,8 +36,8 @@ def object_name(dt: LexborNode) -> str:
         found = dt.css_first(selector)
         return "".join((found.text(deep=True) or "").split()) if found is not None else ""
 
-    kind = " ".join((dt.css_first("em.property").text(deep=True) or "").split()) \
-        if dt.css_first("em.property") is not None else ""
+    found = dt.css_first("em.property")
+    kind = " ".join((found.text(deep=True) or "").split()) if found is not None else ""
     name = text(_PREFIX) + text(_NAME)
     if dt.css_first(".sig-paren") is not None or (dt.text(deep=True) or "").rstrip().endswith(")"):
         name += "()"
@@ -47,3 +49,9 @@ def is_field_list(ul: LexborNode) -> bool:
     dd = ul.parent
     dl = dd.parent if dd is not None else None
     return dd is not None and dd.tag == "dd" and dl is not None and "field-list" in (dl.attributes.get("class") or "")
+
+
+def box_title(node: LexborNode) -> LexborNode | None:
+    """The title of a DocBook example or sidebar (``p.title``, ``div.title``), when it has text."""
+    title = node.css_first("p.title, div.title")
+    return title if title is not None and flatten(title) else None

@@ -43,7 +43,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block
 from ham.ingest.evidence import is_procedure
-from ham.ingest.html_api import is_field_list, object_name, signatures
+from ham.ingest.html_api import box_title, is_field_list, object_name, signatures
 from ham.ingest.html_media import MediaWalker
 from ham.ingest.html_text import (ADMONITIONS, ALWAYS_SKIP, BLOCK_TAGS, CREDIT_CLASSES, HEADINGS, PAGE_TOC_CLASSES,
                                   TOC_CHROME, classes, flatten, is_anchor_list, is_back_to_top, normalise, raw_text,
@@ -84,7 +84,6 @@ class ContentWalker(MediaWalker):
         self.table_caption = ""
         self.figure_caption, self.figure_linked = "", None   # inside a figure of several images
         self.level = 0   # the level of the last heading emitted (API objects go one below it)
-        self.toc_at: int | None = None
         self.tocs_at: list[tuple[int, LexborNode]] = []   # where each table of contents sat, and it
         self._resolved: dict[str, str | None] = {}
 
@@ -141,7 +140,6 @@ class ContentWalker(MediaWalker):
         if node in self.tocs or (tag in ("div", "dl", "nav") and (cls & PAGE_TOC_CLASSES
                                                                    or node.attributes.get("id") == "toc")) \
                 or (tag in ("ul", "ol") and "toc" in cls and is_anchor_list(node)):
-            self.toc_at = len(self.blocks) if self.toc_at is None else self.toc_at
             self.tocs_at.append((len(self.blocks), node))
             self.report.exclude(self.page, "table of contents", 1)
         elif tag in ("p", "div") and is_back_to_top(node):
@@ -154,8 +152,7 @@ class ContentWalker(MediaWalker):
             self.heading(node, int(tag[1]) + refentry_depth(node))
         elif tag == "dt":   # terms in a row (an option's long and short names) share one definition
             self.images_within(node.css("img"))
-            term = flatten(node).rstrip()
-            self.prefix += (term if term.endswith(":") else term + ":") + " " if term else ""
+            self.add_label(flatten(node).rstrip())
         elif tag == "ul" and is_field_list(node):   # "Parameters: a (str) – ...": one text, a line each
             self.emit("text", text=self.take_prefix() + "\n".join(flatten(li) for li in node.iter() if li.tag == "li"))
         elif tag == "dl" and not (self.step_depth or self.admonition_depth) and signatures(node):
@@ -176,8 +173,8 @@ class ContentWalker(MediaWalker):
             self.table(node)
         elif tag == "div" and cls & set(ADMONITIONS) and not self.admonition_depth:
             self.admonition(node)
-        elif tag == "div" and cls & {"example", "sidebar"} and self.titled_box(node):
-            pass
+        elif tag == "div" and cls & {"example", "sidebar"} and (title := box_title(node)) is not None:
+            self.titled_box(node, title)
         elif self.is_description(node, tag, cls):
             self.blocks[-1].footnote = " ".join(x for x in (self.blocks[-1].footnote, flatten(node)) if x)
         elif self.is_caption(node, tag, cls):
@@ -226,11 +223,12 @@ class ContentWalker(MediaWalker):
         """A Sphinx API object as a section of its own (``ham.ingest.html_api``)."""
         outer = self.level
         dts = signatures(node)
+        name = object_name(dts[0])
         self.flush()
-        self.emit("heading", text=object_name(dts[0]), level=outer + 1)
+        self.emit("heading", text=name, level=outer + 1)
         self.level = outer + 1
         signature = "\n".join(flatten(dt) for dt in dts)
-        if signature != object_name(dts[0]).removesuffix("()"):   # an attribute's is only its name
+        if signature != name.removesuffix("()"):   # an attribute's is only its name
             self.emit("text", text=self.take_prefix() + signature)
         for child in node.iter():
             if child.tag == "dd":
@@ -315,21 +313,22 @@ class ContentWalker(MediaWalker):
         self.admonition_depth -= 1
         self.prefix = ""
 
-    def titled_box(self, node: LexborNode) -> bool:
+    def titled_box(self, node: LexborNode, title: LexborNode) -> None:
         """DocBook's example and sidebar: the title ("Example 11.1. Setting up a Partial Index",
         "TIP Incremental updates") leads the box's first block, as an admonition's label does,
-        rather than standing alone as a one-line unit. False when the box has no title."""
-        title = node.css_first("p.title, div.title")
-        if title is None or not flatten(title):
-            return False
+        rather than standing alone as a one-line unit."""
         self.flush()
-        text = flatten(title)
-        self.prefix += (text if text.endswith(":") else text + ":") + " "
+        self.add_label(flatten(title))
         title.decompose()
         self.walk(node)
         self.flush()
         self.term_alone()
-        return True
+
+    def add_label(self, label: str) -> None:
+        """A definition's term or a box's title, pending for the next block as "label: " (its own
+        colon kept, not doubled); terms in a row add up."""
+        if label:
+            self.prefix += (label if label.endswith(":") else label + ":") + " "
 
 def fragment_blocks(fragment: str, path: Path, root: Path, report: IngestReport) -> list[Block]:
     """Blocks of an HTML fragment embedded in another format (e.g. raw HTML in Markdown)."""

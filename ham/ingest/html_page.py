@@ -164,9 +164,7 @@ def generator(tree: LexborHTMLParser) -> str:
     return ""
 
 
-def is_texinfo(tree: LexborHTMLParser) -> bool:
-    """makeinfo/texi2any output: ``<meta name="Generator" content="makeinfo">`` (or "texi2any")."""
-    return generator(tree) in ("makeinfo", "texi2any")
+TEXINFO_GENERATORS = ("makeinfo", "texi2any")   # ``<meta name="Generator" content="makeinfo">``
 
 
 def texinfo_title(title: str) -> str:
@@ -211,13 +209,14 @@ class Page:
     toc_places: dict[str, int] = field(default_factory=dict)   # page -> where the TOC listing it sat
 
 
-def surviving(position: int | None, before: list[Block], after: list[Block]) -> int | None:
-    """Where ``position`` in ``before`` lies in ``after``, a copy with blocks removed (credits,
-    permission notices): at the first block from there on that was kept."""
-    if position is None:
-        return None
+def surviving(before: list[Block], after: list[Block]) -> list[int]:
+    """For each position in ``before`` (and its end), where it lies in ``after``, a copy with
+    blocks removed (credits, permission notices): at the first block from there on that was kept."""
     kept = {id(b): i for i, b in enumerate(after)}
-    return next((kept[id(b)] for b in before[position:] if id(b) in kept), len(after))
+    positions = [len(after)] * (len(before) + 1)
+    for i in range(len(before) - 1, -1, -1):
+        positions[i] = kept.get(id(before[i]), positions[i + 1])
+    return positions
 
 
 _SUFFIX_SEPARATORS = (" — ", " – ", " - ", " | ", " :: ", " » ")
@@ -306,7 +305,8 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     title_node = tree.css_first("title")
     title = normalise(title_node.text()) if title_node is not None else ""
     links = head_links(tree, path, root)
-    texinfo = is_texinfo(tree)
+    made_by = generator(tree)
+    texinfo = made_by in TEXINFO_GENERATORS
     if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \
             or path.stem.startswith("genindex") or (texinfo and tree.css_first(_TEXINFO_INDEX)):
         report.add(path, "generated index or search page (navigation, not content)", "document")
@@ -322,9 +322,9 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)
     menu, menu_order = menu_parents(tree, path, root)   # read before the menu is removed as chrome
-    if generator(tree).startswith("publican"):
+    if made_by.startswith("publican"):
         remove_chrome(tree, _PUBLICAN_CHROME)
-    elif generator(tree).startswith("mediawiki"):
+    elif made_by.startswith("mediawiki"):
         remove_chrome(tree, _MEDIAWIKI_CHROME)
     remove_chrome(tree, _NAV_CHROME)
     remove_site_headers(tree)
@@ -348,7 +348,9 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
             if target and target != rel:
                 toc_places.setdefault(target, at)
     kept = remove_front_matter(blocks, report, path, title)
-    toc_at, toc_places = surviving(walker.toc_at, blocks, kept), {k: surviving(v, blocks, kept) for k, v in toc_places.items()}
+    moved = surviving(blocks, kept)
+    toc_at = moved[walker.tocs_at[0][0]] if walker.tocs_at else None
+    toc_places = {page: moved[at] for page, at in toc_places.items()}
     blocks = kept
     title = without_site_suffix(title, next((b.text for b in blocks if b.kind == "heading"), ""))
     if not any(b.kind == "image" or b.text.strip() for b in blocks):
