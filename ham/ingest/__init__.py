@@ -8,7 +8,8 @@ left alone.
 Each format module exposes ``claim(files) -> files it parses`` and
 ``parse(files, root, report) -> list[Document]``. Formats are asked in ``FORMATS`` order, each
 claiming from what the earlier ones left, so MinerU can take the ``.md`` that sits beside its
-``*_content_list.json`` before the Markdown parser sees it.
+``*_content_list.json`` before the Markdown parser sees it. Links between documents (HTML and
+Markdown) are resolved last, over the whole corpus (``ham.ingest.links``).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from ham.document import Document
 from ham.ingest import docling, docx, html, markdown, mineru, mmdocir, mramg, pdf, topograph, vidore
+from ham.ingest.links import resolve_refs
 from ham.ingest.report import IngestReport
 
 log = logging.getLogger("ham.ingest")
@@ -64,7 +66,9 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None,
             continue
         unique[doc.id] = doc
     report.documents = len(unique)
-    return list(unique.values()), report
+    docs = list(unique.values())
+    resolve_refs(docs, report)   # links may cross documents and formats
+    return docs, report
 
 
 _CONVERT = "convert it to PDF or DOCX, or parse it with Docling or MinerU and ingest their JSON"

@@ -113,6 +113,8 @@ class TreeBuilder:
         if first and len(self._stack) == 1 and same_title(title, self.root.title):
             # the document's own title as its top heading: not a section level of its own
             self._title_level = level
+            if block.meta.get("anchors"):   # a link to the title names the document
+                self.root.meta.setdefault("anchors", []).extend(block.meta["anchors"])
             self.root.rule = (self.root.rule + "; " if self.root.rule else "") + \
                 f"top heading {title!r} is the document title (not a section)"
             return
@@ -131,7 +133,7 @@ class TreeBuilder:
         self._step = node
         if block.text.strip():
             self._add_text(Block(kind="text", text=block.text, page=block.page, source=block.source,
-                                 index=block.index))
+                                 index=block.index, meta=dict(block.meta)))
 
     def _add_end_steps(self, block: Block) -> None:
         self._step = None

@@ -154,6 +154,9 @@ def site_document(root_rel: str, pages: dict[str, Page], children: dict[str, lis
 
     def add_page(rel: str, depth: int) -> None:
         blocks, groups = placed_blocks(pages[rel], depth, children[rel])
+        if blocks:   # a link to the page itself lands on its first block (ham.ingest.html_links)
+            first = blocks[0]
+            blocks[0] = replace(first, meta={**first.meta, "anchors": [rel, *first.meta.get("anchors", ())]})
         start = 0
         for index, child_depth, kids in groups:
             for block in blocks[start:index]:

@@ -44,6 +44,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from ham.ingest.builder import Block
 from ham.ingest.evidence import is_procedure
 from ham.ingest.html_api import box_title, is_field_list, object_name, signatures
+from ham.ingest.html_links import LinkCollector
 from ham.ingest.html_media import MediaWalker
 from ham.ingest.html_text import (ADMONITIONS, ALWAYS_SKIP, BLOCK_TAGS, CREDIT_CLASSES, HEADINGS, PAGE_TOC_CLASSES,
                                   TOC_CHROME, classes, flatten, is_anchor_list, is_back_to_top, normalise, raw_text,
@@ -70,8 +71,9 @@ def refentry_depth(node: LexborNode) -> int:
     return 0
 
 
-class ContentWalker(MediaWalker):
-    """Turns one page's body into Blocks in reading order (see the module docstring)."""
+class ContentWalker(MediaWalker, LinkCollector):
+    """Turns one page's body into Blocks in reading order (see the module docstring); where the
+    page's anchors sit and where its links point go on the blocks (``ham.ingest.html_links``)."""
 
     def __init__(self, page: Path, root: Path, report: IngestReport, rel: str, tocs=()) -> None:
         self.page, self.root, self.report, self.rel = page, root, report, rel
@@ -86,6 +88,7 @@ class ContentWalker(MediaWalker):
         self.level = 0   # the level of the last heading emitted (API objects go one below it)
         self.tocs_at: list[tuple[int, LexborNode]] = []   # where each table of contents sat, and it
         self._resolved: dict[str, str | None] = {}
+        self.anchors, self.links = [], []   # pending for the next block (LinkCollector)
 
     def run(self, body: LexborNode | None) -> list[Block]:
         if body is not None:
@@ -94,7 +97,7 @@ class ContentWalker(MediaWalker):
         return self.blocks
 
     def emit(self, kind: str, **fields) -> None:
-        self.blocks.append(Block(kind=kind, source=self.rel, **fields))
+        self.blocks.append(Block(kind=kind, source=self.rel, meta=self.take_links(kind), **fields))
 
     def flush(self) -> None:
         text = normalise("".join(self.inline))
@@ -129,9 +132,11 @@ class ContentWalker(MediaWalker):
         elif tag == "br":
             self.inline.append(" ")
         elif tag not in BLOCK_TAGS:
+            self.note_node(node)
             self.walk(node)
         else:
             self.flush()
+            self.note_node(node)
             self.block(node, tag)
             self.flush()
 
@@ -151,9 +156,11 @@ class ContentWalker(MediaWalker):
         elif tag in HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]) + refentry_depth(node))
         elif tag == "dt":   # terms in a row (an option's long and short names) share one definition
+            self.absorb(node)
             self.images_within(node.css("img"))
             self.add_label(flatten(node).rstrip())
         elif tag == "ul" and is_field_list(node):   # "Parameters: a (str) – ...": one text, a line each
+            self.absorb(node)
             self.emit("text", text=self.take_prefix() + "\n".join(flatten(li) for li in node.iter() if li.tag == "li"))
         elif tag == "dl" and not (self.step_depth or self.admonition_depth) and signatures(node):
             self.api_object(node)
@@ -164,6 +171,7 @@ class ContentWalker(MediaWalker):
         elif (tag == "figure" or (tag == "div" and cls & {"figure", "informalfigure"})) and not self.figure_caption:
             self.figure(node)
         elif tag == "pre":
+            self.absorb(node)
             code = node.text(deep=True).strip("\n")
             prefix = self.take_prefix().rstrip()
             self.emit("text", text=f"{prefix}\n{code}" if prefix else code)
@@ -178,6 +186,7 @@ class ContentWalker(MediaWalker):
         elif self.is_description(node, tag, cls):
             self.blocks[-1].footnote = " ".join(x for x in (self.blocks[-1].footnote, flatten(node)) if x)
         elif self.is_caption(node, tag, cls):
+            self.absorb(node)
             self.emit("caption", text=flatten(node))
         elif tag == "p" and "title" in cls and node.parent is not None and \
                 classes(node.parent) & {"table", "informaltable"}:
@@ -190,6 +199,9 @@ class ContentWalker(MediaWalker):
         swallows the page in broken HTML) are content after it."""
         child, title, images, first = node.child, [], [], node.child
         while child is not None and (child.tag == "-text" or child.tag not in BLOCK_TAGS):
+            if child.tag != "-text":
+                self.note_node(child)
+                self.absorb(child)
             title.append(raw_text(child))
             images += [child] if child.tag == "img" else list(child.css("img"))
             child = child.next
@@ -225,6 +237,9 @@ class ContentWalker(MediaWalker):
         dts = signatures(node)
         name = object_name(dts[0])
         self.flush()
+        for dt in dts:
+            self.note_node(dt)
+            self.absorb(dt)
         self.emit("heading", text=name, level=outer + 1)
         self.level = outer + 1
         signature = "\n".join(flatten(dt) for dt in dts)
@@ -286,6 +301,7 @@ class ContentWalker(MediaWalker):
         start = node.attributes.get("start")
         first = int(start) if start and start.strip().isdigit() else 1
         if not any(li.css_first("img, table, pre, ol, ul, dl") for li in items):
+            self.absorb(node)
             lines = [f"{first + k}. {self.inline_text(li)}" for k, li in enumerate(items)]
             self.flush()
             self.emit("text", text=self.take_prefix() + "\n".join(line for line in lines if line.strip()))

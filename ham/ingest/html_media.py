@@ -17,7 +17,7 @@ from ham.ingest.report import resolve_image
 class MediaWalker:
     """The image and table half of ``ContentWalker``: it uses the walker's ``page``, ``root``,
     ``report``, ``inline``, ``admonition_depth``, ``table_caption``, ``figure_caption`` and
-    ``figure_linked``, and its ``emit``, ``flush``, ``walk``, ``take_prefix`` and
+    ``figure_linked``, and its ``emit``, ``flush``, ``walk``, ``take_prefix``, ``absorb`` and
     ``is_caption``."""
 
     def figure(self, node: LexborNode) -> None:
@@ -62,6 +62,7 @@ class MediaWalker:
         if self.is_layout_table(node):
             self.walk(node)
             return
+        self.absorb(node)
         caption_node = node.css_first("caption")
         caption = flatten(caption_node) if caption_node is not None else self.table_caption
         self.table_caption = ""

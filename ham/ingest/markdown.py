@@ -28,6 +28,7 @@ skipped.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -37,10 +38,22 @@ from ham.document import Document
 from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
 from ham.ingest.html_content import fragment_blocks
+from ham.ingest.html_links import local_target
 from ham.ingest.report import IngestReport, read_text, resolve_image
 from ham.text import split_sentences
 
 SUFFIXES = {".md", ".markdown"}
+SUFFIXES_LINKED = (".md", ".markdown")
+
+
+def heading_slugs(title: str) -> list[str]:
+    """The ids a heading gets from the usual Markdown renderers, so ``other.md#its-id`` finds it:
+    GitHub's (lower case, punctuation dropped, each space a hyphen) and Python-Markdown's
+    (MkDocs: accents folded to ASCII, runs of spaces and hyphens one hyphen)."""
+    github = re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    mkdocs = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_title).strip().lower())
+    return [s for s in dict.fromkeys((github, mkdocs)) if s]
 
 
 def claim(files: list[Path]) -> list[Path]:
@@ -83,18 +96,31 @@ class _BlockStream:
         self.item_start = False
         self.list_rule = ""
         self._resolved: dict[str, str | None] = {}
+        self.links: list[str] = []   # pending for the next text block
 
     # -- output
     def emit(self, block: Block) -> None:
         self.flush_list_text()
         block.source = self.rel
+        if block.kind in ("text", "table") and self.links:
+            block.meta["links"], self.links = list(dict.fromkeys(self.links)), []
         self.blocks.append(block)
 
     def flush_list_text(self) -> None:
         if self.pending:
             text = "\n".join(self.pending)
             self.pending = []
-            self.blocks.append(Block(kind="text", text=text, source=self.rel))
+            links, self.links = list(dict.fromkeys(self.links)), []
+            self.blocks.append(Block(kind="text", text=text, source=self.rel, meta={"links": links} if links else {}))
+
+    def note_links(self, children: list[Token]) -> None:
+        """Links to other Markdown files of the corpus (or ``#anchors``) in an inline run, pending
+        for the text block it becomes (``ham.ingest.links``)."""
+        for tok in children:
+            if tok.type == "link_open":
+                target = local_target(str(tok.attrs.get("href") or ""), self.rel, SUFFIXES_LINKED)
+                if target is not None:
+                    self.links.append(target)
 
     def text(self, text: str) -> None:
         text = text.strip()
@@ -124,10 +150,13 @@ class _BlockStream:
         if kind == "heading_open":
             children = tokens[i + 1].children or []
             title = inline_text([t for t in children if t.type != "image"])
-            self.emit(Block(kind="heading", text=title, level=int(tok.tag[1])))
+            self.links = []
+            self.emit(Block(kind="heading", text=title, level=int(tok.tag[1]),
+                            meta={"anchors": [f"{self.rel}#{slug}" for slug in heading_slugs(title)]}))
             self.inline_images(children, text=False)  # an image in a heading follows it
             return i + 3
         if kind == "paragraph_open":
+            self.note_links(tokens[i + 1].children or [])
             self.inline_images(tokens[i + 1].children or [], text=True)
             return i + 3
         if kind == "ordered_list_open" and not self.lists:
@@ -301,6 +330,7 @@ def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
         report.add(path, "no content (empty document)", "document")
         return None
     rel = report.rel(path)
+    blocks[0].meta["anchors"] = [rel, *blocks[0].meta.get("anchors", ())]   # a link to the file itself
     return build_document(doc_id_for(rel), "", rel, "markdown", blocks, report=report, path=path,
                           fallback_title=path.stem)
 

@@ -311,7 +311,11 @@ def prepare(blocks: list[Block], title: str, report, path: Path | str,
         at, rule = detect_title(blocks, informative)
         if at is not None:
             title = " ".join(clean_text(blocks[at].text).split())
+            anchors = blocks[at].meta.get("anchors")
             blocks = blocks[:at] + blocks[at + 1:]
+            if anchors and at < len(blocks):   # a link to the title lands where the document begins
+                blocks[at] = replace(blocks[at], meta={**blocks[at].meta,
+                                                       "anchors": [*anchors, *blocks[at].meta.get("anchors", ())]})
     else:
         rule = "title: given by the source"
     blocks = resolve_levels(blocks, authored)

@@ -1,0 +1,56 @@
+"""Cross-references as edges of the corpus: a leaf's ``refs`` are the sections its links point to.
+
+A reader puts ``meta["anchors"]`` (names a link can point to, ``page.html#id``) on the nodes
+where they sit and ``meta["links"]`` (the names a leaf's text links to) on leaves
+(``ham.ingest.html_links`` for HTML). ``resolve_refs`` replaces both, over all documents of the
+corpus at once (a link may cross documents): an anchor names its node's nearest enclosing section
+(a step's or a leaf's is the section holding it; the title's is the document); a link to
+``page.html#id`` whose anchor is not found falls back to ``page.html`` (the page's first section,
+or its document when the page is one). A leaf's ``refs`` lists the sections it points to, in link
+order, once each, leaving out its own section, those enclosing it and its own document's root
+(the tree already relates them; a link to the manual's front page says nothing about the
+passage); another document's root stays (a Markdown file pointing to another file). What survives is kept on the leaf (``refs``, into the unit's
+``extra``); the raw anchors and links are dropped. The report measures "links" (to pages of the
+corpus), "links resolved to a section" and "units with references".
+"""
+from __future__ import annotations
+
+from ham.document import Document, Node
+from ham.ingest.report import IngestReport
+
+SECTION_KINDS = ("document", "section", "subsection")
+
+
+def resolve_refs(docs: list[Document], report: IngestReport | None = None) -> None:
+    target: dict[str, str] = {}
+    holders: list[tuple[Document, Node, set[str]]] = []
+
+    def visit(doc: Document, node: Node, chain: list[str]) -> None:
+        here = chain + [node.id] if node.kind in SECTION_KINDS else chain
+        for anchor in node.meta.pop("anchors", ()):
+            if here:
+                target.setdefault(anchor, here[-1])
+        if node.is_leaf and node.meta.get("links"):
+            holders.append((doc, node, set(here)))
+        for child in node.children:
+            visit(doc, child, here)
+
+    for doc in docs:
+        visit(doc, doc.root, [])
+    for doc, leaf, own in holders:
+        links = leaf.meta.pop("links")
+        refs: list[str] = []
+        for link in links:
+            section = target.get(link) or target.get(link.split("#", 1)[0])
+            if section is not None and section not in own and section not in refs:
+                refs.append(section)
+        if report is not None:
+            report.measure(doc.source, "links", len(links))
+            report.measure(doc.source, "links resolved to a section",
+                           sum(1 for link in links if (target.get(link) or target.get(link.split("#", 1)[0]))))
+            report.measure(doc.source, "units with references", int(bool(refs)))
+        if refs:
+            leaf.meta["refs"] = refs
+    for doc in docs:   # links on nodes that are not leaves (a step's own block) are not references
+        for node in doc.root.walk():
+            node.meta.pop("links", None)
