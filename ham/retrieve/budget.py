@@ -17,7 +17,11 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    prerequisites), up to ``parent_depth`` levels up, nearest first, are included right after the
    child, each once and together at most ``parent_chars`` long: an ancestor's whole own text when
    it fits, else its best-scoring own units that fit. Such a passage is wanted because of where the
-   child sits, not because it looks like the question.
+   child sits, not because it looks like the question. With ``ref_chars`` > 0 the sections the
+   passage's units link to (``extra["refs"]``, ``ham.ingest.links``: "the options all selection
+   tools share are described in Selection Tools") follow the same way, in link order, together at
+   most ``ref_chars`` long (role ``linked``); a linked section without text of its own gives its
+   first subsection's. Off by default (docs/retrieval_budget.md says what it measured).
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
    best units that fit); when none of those fits, its best unit is cut to the room left and the
    context is full (``last: cut``), or it is skipped and the walk goes on with smaller units
@@ -31,12 +35,12 @@ the candidates beyond ``top_n`` follow at ``f = 0``, in their fused order.
 Images follow the same rule: an image whose section is a passage's section, or that section's
 parent, is added to the image candidates and scored; its ranking score is ``(1 - image_weight) f +
 image_weight c``, with ``c`` the scaled score of the passage that brings it (half of it for a
-parent's), so it wins a slot only when it also matches the query.
+parent's or a linked section's), so it wins a slot only when it also matches the query.
 
 Tables are never merged with running text (as in ``ham.granularity``): a table is a passage of its
 own and keeps its kind, label and image. A passage of several units is a new ``EvidenceUnit`` whose id is its first member's plus
 ``+<n-1>``; ``extra["members"]`` names the units it holds (metrics and the prompt's image
-relations see every member), ``extra["role"]`` says ``section``, ``units`` or ``parent``.
+relations see every member), ``extra["role"]`` says ``section``, ``units``, ``parent`` or ``linked``.
 """
 from __future__ import annotations
 
@@ -81,7 +85,7 @@ class TextLength:
 @dataclass
 class Passage:
     section: str
-    role: str                          # section | units | parent
+    role: str                          # section | units | parent | linked
     score: float                       # the best scaled score among its members (or what brought it)
     members: list[str] = field(default_factory=list)
 
@@ -97,6 +101,9 @@ class TreeAssembly:
                                                             "own text, together up to this length")] = 600,
                  parents_from: Annotated[int, Range(0), Doc("... for the first N section passages")] = 3,
                  parent_depth: Annotated[int, Range(0), Doc("... from the parent up to this many levels")] = 2,
+                 ref_chars: Annotated[int, Range(0), Doc("... and the sections its text links to (a shared "
+                                                         "options page), their own text together up to this "
+                                                         "length (0: links are not followed)")] = 0,
                  image_weight: Annotated[float, Range(0.0, 1.0), Doc("an image in or above a passage's section: "
                                                                      "score = (1 - w) own + w context (0.3 chosen "
                                                                      "on devbench)")] = 0.3,
@@ -107,20 +114,22 @@ class TreeAssembly:
         self.last = last
         if not 0.0 <= relevant <= 1.0 or not 0.0 < merge_ratio <= 1.0 or not 0.0 <= image_weight <= 1.0:
             raise ValueError("retrieval.assembly: relevant and image_weight must lie in [0, 1], merge_ratio in (0, 1]")
-        if parent_chars < 0 or parents_from < 0 or parent_depth < 0:
-            raise ValueError("retrieval.assembly: parent_chars, parents_from and parent_depth must be >= 0")
+        if parent_chars < 0 or parents_from < 0 or parent_depth < 0 or ref_chars < 0:
+            raise ValueError("retrieval.assembly: parent_chars, parents_from, parent_depth and ref_chars must be >= 0")
         self.relevant, self.merge_ratio = relevant, merge_ratio
         self.parent_chars, self.parents_from, self.parent_depth = parent_chars, parents_from, parent_depth
+        self.ref_chars = ref_chars
         self.image_weight = image_weight
 
     def passages(self, scored: list[ScoredUnit], own_units: Callable[[str], list[str]], section_of: Callable[[str], str],
                  ancestors_of: Callable[[str], list[str]], size: Callable[[list[str]], int], budget: int, k: int,
-                 rescore: Callable[[str], list[str]], gap: int = 1) -> list[Passage]:
+                 rescore: Callable[[str], list[str]], gap: int = 1,
+                 refs_of: Callable[[list[str]], list[str]] = lambda ids: []) -> list[Passage]:
         """Passages from the ranked candidates ``scored`` (steps 1-3 of the module docstring).
         ``own_units(section)``: the section's own unit ids in document order; ``size(ids)``: their
         length joined; ``rescore(section)``: its own unit ids, best first for this query;
         ``ancestors_of(section)``: the enclosing sections, nearest first; ``gap``: the length of the
-        separator between passages."""
+        separator between passages; ``refs_of(ids)``: the sections those units link to."""
         if not scored or budget <= 0 or k <= 0:
             return []
         f = dict(zip((s.unit_id for s in scored), _minmax(np.array([s.score for s in scored])).tolist()))
@@ -156,17 +165,21 @@ class TreeAssembly:
             used += (gap if len(out) > 1 else 0) + min(size(passage.members), room)
             if parents_left > 0 and len(out) < k:
                 parents_left -= 1
-                cap = min(self.parent_chars, budget - used)
-                for parent in ancestors_of(sec)[: self.parent_depth]:
-                    if parent in by_section or len(out) >= k:
-                        continue
-                    ids = self.parent_units(parent, own_units, rescore, size, min(cap, budget - used - gap))
-                    if ids:
-                        p = Passage(parent, "parent", f[s.unit_id], ids)
-                        out.append(p)
-                        by_section[parent] = p
-                        used += gap + size(ids)
-                        cap -= size(ids)
+                context = [("parent", ancestors_of(sec)[: self.parent_depth], self.parent_chars)]
+                if self.ref_chars:
+                    context.append(("linked", refs_of(passage.members), self.ref_chars))
+                for role, sections, chars in context:
+                    cap = min(chars, budget - used)
+                    for other in sections:
+                        if other in by_section or len(out) >= k:
+                            continue
+                        ids = self.parent_units(other, own_units, rescore, size, min(cap, budget - used - gap))
+                        if ids:
+                            p = Passage(other, role, f[s.unit_id], ids)
+                            out.append(p)
+                            by_section[other] = p
+                            used += gap + size(ids)
+                            cap -= size(ids)
         return out
 
     def options(self, sec, first, f, candidates, own_units, size) -> list[tuple[str, list[str]]]:
@@ -199,10 +212,11 @@ class TreeAssembly:
         """Section -> the context weight ``c`` an image in it gets (module docstring)."""
         weight: dict[str, float] = {}
         for p in passages:
-            own = p.score if p.role != "parent" else 0.5 * p.score
+            context = p.role in ("parent", "linked")
+            own = 0.5 * p.score if context else p.score
             weight[p.section] = max(weight.get(p.section, 0.0), own)
             parent = parent_of(p.section)
-            if parent is not None and p.role != "parent":
+            if parent is not None and not context:
                 weight[parent] = max(weight.get(parent, 0.0), 0.5 * p.score)
         return weight
 
@@ -233,6 +247,20 @@ def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | N
                    path=first.path[:cut], relation={"type": "section_text", "target": None},
                    local={**first.local, "next_text": last.local.get("next_text", "")},
                    extra={**first.extra, **extra})
+
+
+def text_section(section: str, tmap: SectionMap, depth: int = 2) -> str | None:
+    """The section a link to ``section`` reads: itself when it has text of its own in the index,
+    else its first subsection that has (a chapter page whose text is all in its sections), up to
+    ``depth`` levels down; None when there is none (a page outside the index)."""
+    for _ in range(depth + 1):
+        if tmap.rows_of.get(section):
+            return section
+        children = tmap.children_of.get(section)
+        if not children:
+            return None
+        section = children[0]
+    return None
 
 
 def reranked_walk(scored: list[ScoredUnit], reranked: list[ScoredUnit], top_n: int) -> list[ScoredUnit]:
@@ -291,9 +319,13 @@ class BudgetedText:
         def ancestors_of(key: str) -> list[str]:
             return tmap.ancestors_of.get(key.split(TABLE_KEY, 1)[0], [])
 
+        def refs_of(ids: list[str]) -> list[str]:
+            return list(dict.fromkeys(sec for uid in ids for ref in units[uid].extra.get("refs", ())
+                                      if (sec := text_section(ref, tmap)) is not None))
+
         gap = self.length("\n")
         passages = self.assembly.passages(scored, own_units, section_of, ancestors_of, size, self.budget, k_t,
-                                          rescore, gap)
+                                          rescore, gap, refs_of)
         text, left = [], self.budget
         for i, p in enumerate(passages):
             left -= gap if i else 0

@@ -60,7 +60,7 @@ def test_locations_and_non_semantic_keys_keep_the_id():
     ["judge=openai", "judge.client.model=other"], ["generator=openai", "generator.client.stream=true"], ["limit=3"],
     ["retrieval.budget=2000"], ["retrieval.budget_unit=tokens"], ["retrieval.assembly.parent_chars=100"],
     ["retrieval.assembly.merge_ratio=0.9"], ["retrieval.assembly.image_weight=0"],
-    ["retrieval.assembly.parent_depth=1"], ["retrieval=hybrid"], ["retrieval.assembly.last=skip"]])
+    ["retrieval.assembly.parent_depth=1"], ["retrieval.assembly.ref_chars=200"], ["retrieval=hybrid"], ["retrieval.assembly.last=skip"]])
 def test_what_changes_results_changes_the_id(change):
     base = _id("generator=hf", "generator.model=/models/B") if change[0] == "generator=hf" else _id()
     assert _id(*change) != base

@@ -320,3 +320,51 @@ def test_the_pipeline_binds_the_generators_tokenizer_or_refuses_a_token_budget()
     chars = _retriever(budget=100)
     chars.count_with(token_counter(ExtractiveGenerator()))   # a character budget needs no tokenizer
     assert chars.retrieve("q").text
+
+
+def linked_manual():
+    """A tool page whose text links to a shared options page elsewhere in the manual (refs set as
+    ham.ingest.links sets them) and to a chapter that has no text of its own."""
+    b = TreeBuilder("l", "Manual", "l.md", "markdown")
+    b.add(Block("heading", "1. Selection tools", level=1))
+    b.add(Block("heading", "1.1. Rectangle", level=2))
+    b.add(Block("text", "Draws a rectangle; the shared options are under Common options.",
+                meta={"refs": ["l:9", "l:6"]}))                                             # l:3
+    b.add(Block("heading", "2. Reference", level=1))                                           # l:4
+    b.add(Block("heading", "2.1. Paths", level=2))                                             # l:5
+    b.add(Block("heading", "2.1.1. Path basics", level=3))                                     # l:6
+    b.add(Block("text", "A path is a curve."))                                                 # l:7
+    b.add(Block("heading", "3. Common options", level=1))                                      # l:8
+    b.add(Block("heading", "3.1. Shared", level=2))                                            # l:9
+    b.add(Block("text", "Antialiasing smooths the edges of every selection."))                 # l:10
+    b.add(Block("image", image="opts.png", image_path="opts.png", alt="tool options"))         # l:11
+    b.add(Block("heading", "4. Files", level=1))
+    b.add(Block("text", "Save often."))                                                        # l:13
+    units = {u.unit_id: u for u in build_units(b.finish())}
+    return units
+
+
+def test_a_retrieved_unit_brings_the_sections_it_links_to_only_when_ref_chars_allows():
+    units = linked_manual()
+    text_units = {u: x for u, x in units.items() if x.modality == "text"}
+    index = TreeIndex(text_units, {"l:3": 1.0, "l:13": 0.0})
+    images = TreeIndex({"l:11": units["l:11"]}, {"l:11": 0.0})
+    tmap, imap = SectionMap.of(index, units), SectionMap.of(images, units)
+
+    def run_linked(**kw):
+        text, got = BudgetedText(2000, TextLength("chars"), TreeAssembly(**kw)).retrieve(
+            None, index, images, tmap, imap, units, None, 100, 15, 1)
+        return [(u.extra["members"], u.extra["role"]) for u, _ in text], got
+
+    passages, _ = run_linked()
+    assert passages == [(["l:3"], "units"), (["l:13"], "units")], "links are not followed by default"
+    passages, got = run_linked(ref_chars=200)
+    assert passages[:3] == [(["l:3"], "units"), (["l:10"], "linked"), (["l:7"], "linked")], \
+        "the linked sections' own text right after the child, in link order; a chapter without text of " \
+        "its own gives its first subsection's"
+    assert [s.unit_id for s in got] == ["l:11"] and got[0].score > 0, \
+        "the linked section's screenshot is a scored image candidate with its context"
+    passages, _ = run_linked(ref_chars=60)
+    assert [m for m, role in passages if role == "linked"] == [["l:10"]], "the second no longer fits in 60"
+    passages, _ = run_linked(ref_chars=200, parents_from=0)
+    assert all(role != "linked" for _, role in passages), "links follow the first parents_from passages only"
