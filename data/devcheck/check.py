@@ -70,19 +70,18 @@ def pages_above(chain: list[tuple[str, str, str]]) -> list[str]:
     return pages[::-1][1:]
 
 
-def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[str, str]], dict]:
-    from ham.text import normalise_ws
-
-    problems: list[tuple[str, str]] = []
-    stats: Counter = Counter()
+def well_formed(rows: list[dict], corpus: Path, ingest, fields, fetch: str, problems: list):
+    """(row, id, the ingest of its manual) for each question with every field of ``fields``, an id
+    ``<manual>-NNN`` and its manual's corpus present; the problems of the others (and of ids used
+    twice) are appended to ``problems``. ``ingest(manual, corpus)`` is called once per manual.
+    data/devlinks/check.py shares this."""
     cache: dict[str, tuple] = {}
-    ids = Counter(r.get("id") for r in rows)
-    for qid, n in ids.items():
+    for qid, n in Counter(r.get("id") for r in rows).items():
         if n > 1:
             problems.append((str(qid), f"id used {n} times"))
     for row in rows:
         qid = row.get("id", "?")
-        missing = [f for f in FIELDS if f not in row]
+        missing = [f for f in fields if f not in row]
         if missing:
             problems.append((qid, f"missing fields {missing}"))
             continue
@@ -91,10 +90,18 @@ def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[
             problems.append((qid, f"id is not {manual}-NNN"))
         if manual not in cache:
             if not (corpus / manual).is_dir():
-                problems.append((qid, f"no corpus {corpus / manual} (python3 data/devcheck/fetch.py)"))
+                problems.append((qid, f"no corpus {corpus / manual} (python3 {fetch})"))
                 continue
             cache[manual] = ingest(manual, corpus)
-        texts, images = cache[manual]
+        yield row, qid, cache[manual]
+
+
+def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[str, str]], dict]:
+    from ham.text import normalise_ws
+
+    problems: list[tuple[str, str]] = []
+    stats: Counter = Counter()
+    for row, qid, (texts, images) in well_formed(rows, corpus, ingest, FIELDS, "data/devcheck/fetch.py", problems):
         kinds = row["kinds"]
         if set(kinds) - KINDS:
             problems.append((qid, f"unknown kinds {sorted(set(kinds) - KINDS)}"))
