@@ -19,9 +19,11 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    it fits, else its best-scoring own units that fit. Such a passage is wanted because of where the
    child sits, not because it looks like the question. With ``ref_chars`` > 0 the sections the
    passage's units link to (``extra["refs"]``, ``ham.ingest.links``: "the options all selection
-   tools share are described in Selection Tools") follow the same way, in link order, together at
-   most ``ref_chars`` long (role ``linked``); a linked section without text of its own gives its
-   first subsection's. Off by default (docs/retrieval_budget.md says what it measured).
+   tools share are described in Selection Tools") follow, in link order, together at most
+   ``ref_chars`` long (role ``linked``): a link names a whole page or section, so all its text
+   units count (its own and its subsections', none already in the context), the whole of it when
+   it fits, else its best-scoring units for the query that fit. Off by default
+   (docs/retrieval_budget.md says what it measured).
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
    best units that fit); when none of those fits, its best unit is cut to the room left and the
    context is full (``last: cut``), or it is skipped and the walk goes on with smaller units
@@ -123,13 +125,15 @@ class TreeAssembly:
 
     def passages(self, scored: list[ScoredUnit], own_units: Callable[[str], list[str]], section_of: Callable[[str], str],
                  ancestors_of: Callable[[str], list[str]], size: Callable[[list[str]], int], budget: int, k: int,
-                 rescore: Callable[[str], list[str]], gap: int = 1,
-                 refs_of: Callable[[list[str]], list[str]] = lambda ids: []) -> list[Passage]:
+                 rescore: Callable[[list[str]], list[str]], gap: int = 1,
+                 refs_of: Callable[[list[str]], list[str]] = lambda ids: [],
+                 linked_units: Callable[[str], list[str]] = lambda key: []) -> list[Passage]:
         """Passages from the ranked candidates ``scored`` (steps 1-3 of the module docstring).
         ``own_units(section)``: the section's own unit ids in document order; ``size(ids)``: their
-        length joined; ``rescore(section)``: its own unit ids, best first for this query;
+        length joined; ``rescore(ids)``: those units, best first for this query;
         ``ancestors_of(section)``: the enclosing sections, nearest first; ``gap``: the length of the
-        separator between passages; ``refs_of(ids)``: the sections those units link to."""
+        separator between passages; ``refs_of(ids)``: the sections those units link to;
+        ``linked_units(section)``: every text unit under a linked section, in document order."""
         if not scored or budget <= 0 or k <= 0:
             return []
         f = dict(zip((s.unit_id for s in scored), _minmax(np.array([s.score for s in scored])).tolist()))
@@ -138,16 +142,20 @@ class TreeAssembly:
             candidates.setdefault(section_of(s.unit_id), []).append(s.unit_id)
         out: list[Passage] = []
         by_section: dict[str, Passage] = {}
+        placed: set[str] = set()   # units in the context (a linked page's units sit outside its section key)
         parents_left, used = self.parents_from, 0
         for s in scored:
             if used >= budget:
                 break
+            if s.unit_id in placed:
+                continue
             sec = section_of(s.unit_id)
             if sec in by_section:
                 members = by_section[sec].members
-                grow = size(members + [s.unit_id]) - size(members) if s.unit_id not in members else None
-                if grow is not None and grow <= budget - used:
+                grow = size(members + [s.unit_id]) - size(members)
+                if grow <= budget - used:
                     members.append(s.unit_id)
+                    placed.add(s.unit_id)
                     used += grow
                 continue
             if len(out) >= k:
@@ -162,22 +170,25 @@ class TreeAssembly:
             passage = Passage(sec, chosen[0], f[s.unit_id], list(chosen[1]))
             out.append(passage)
             by_section[sec] = passage
+            placed.update(passage.members)
             used += (gap if len(out) > 1 else 0) + min(size(passage.members), room)
             if parents_left > 0 and len(out) < k:
                 parents_left -= 1
-                context = [("parent", ancestors_of(sec)[: self.parent_depth], self.parent_chars)]
+                context = [("parent", ancestors_of(sec)[: self.parent_depth], self.parent_chars, own_units)]
                 if self.ref_chars:
-                    context.append(("linked", refs_of(passage.members), self.ref_chars))
-                for role, sections, chars in context:
+                    context.append(("linked", refs_of(passage.members), self.ref_chars, linked_units))
+                for role, sections, chars, units_of in context:
                     cap = min(chars, budget - used)
                     for other in sections:
                         if other in by_section or len(out) >= k:
                             continue
-                        ids = self.parent_units(other, own_units, rescore, size, min(cap, budget - used - gap))
+                        pool = [uid for uid in units_of(other) if uid not in placed]
+                        ids = self.parent_units(pool, rescore, size, min(cap, budget - used - gap))
                         if ids:
                             p = Passage(other, role, f[s.unit_id], ids)
                             out.append(p)
                             by_section[other] = p
+                            placed.update(ids)
                             used += gap + size(ids)
                             cap -= size(ids)
         return out
@@ -195,15 +206,16 @@ class TreeAssembly:
         options += [("units", relevant[:n]) for n in range(len(relevant), 0, -1)]
         return options
 
-    def parent_units(self, parent, own_units, rescore, size, cap) -> list[str]:
-        """A parent's own text when it fits in ``cap``, else its best own units that fit."""
-        if cap <= 0:
+    @staticmethod
+    def parent_units(own: list[str], rescore, size, cap) -> list[str]:
+        """A parent's own text (or a linked section's units) when it fits in ``cap``, else its best
+        units that fit."""
+        if cap <= 0 or not own:
             return []
-        own = own_units(parent)
         if size(own) <= cap:
             return own
         taken: list[str] = []
-        for uid in rescore(parent):
+        for uid in rescore(own):
             if size(taken + [uid]) <= cap:
                 taken.append(uid)
         return taken
@@ -247,20 +259,6 @@ def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | N
                    path=first.path[:cut], relation={"type": "section_text", "target": None},
                    local={**first.local, "next_text": last.local.get("next_text", "")},
                    extra={**first.extra, **extra})
-
-
-def text_section(section: str, tmap: SectionMap, depth: int = 2) -> str | None:
-    """The section a link to ``section`` reads: itself when it has text of its own in the index,
-    else its first subsection that has (a chapter page whose text is all in its sections), up to
-    ``depth`` levels down; None when there is none (a page outside the index)."""
-    for _ in range(depth + 1):
-        if tmap.rows_of.get(section):
-            return section
-        children = tmap.children_of.get(section)
-        if not children:
-            return None
-        section = children[0]
-    return None
 
 
 def reranked_walk(scored: list[ScoredUnit], reranked: list[ScoredUnit], top_n: int) -> list[ScoredUnit]:
@@ -311,8 +309,8 @@ class BudgetedText:
             ids = [text_index.unit_ids[r] for r in tmap.rows_of.get(key, [])]
             return sorted((u for u in ids if units[u].kind != "table"), key=lambda u: units[u].order)
 
-        def rescore(key: str) -> list[str]:
-            own = set(own_units(key))
+        def rescore(ids: list[str]) -> list[str]:
+            own = set(ids)
             rows = [text_index.row_of[u] for u in own]
             return [s.unit_id for s in text_index.search(query, None, fusion, pool, extra=rows) if s.unit_id in own]
 
@@ -320,12 +318,16 @@ class BudgetedText:
             return tmap.ancestors_of.get(key.split(TABLE_KEY, 1)[0], [])
 
         def refs_of(ids: list[str]) -> list[str]:
-            return list(dict.fromkeys(sec for uid in ids for ref in units[uid].extra.get("refs", ())
-                                      if (sec := text_section(ref, tmap)) is not None))
+            return list(dict.fromkeys(ref for uid in ids for ref in units[uid].extra.get("refs", ())
+                                      if tmap.subtree_rows.get(ref)))
+
+        def linked_units(key: str) -> list[str]:
+            ids = (text_index.unit_ids[r] for r in tmap.subtree_rows.get(key, []))
+            return sorted((u for u in ids if units[u].kind != "table"), key=lambda u: units[u].order)
 
         gap = self.length("\n")
         passages = self.assembly.passages(scored, own_units, section_of, ancestors_of, size, self.budget, k_t,
-                                          rescore, gap, refs_of)
+                                          rescore, gap, refs_of, linked_units)
         text, left = [], self.budget
         for i, p in enumerate(passages):
             left -= gap if i else 0

@@ -19,12 +19,16 @@ class SectionMap:
     parent_of: dict[str, str | None]
     children_of: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     ancestors_of: dict[str, list[str]] = field(default_factory=dict)   # enclosing sections, nearest first
+    subtree_rows: dict[str, list[int]] = field(default_factory=dict)   # rows anywhere under a section or document
 
     @classmethod
     def of(cls, index: HybridIndex, units: dict[str, EvidenceUnit]) -> "SectionMap":
-        section_of, rows_of, parent_of, ancestors_of = [], defaultdict(list), {}, {}
+        section_of, rows_of, parent_of, ancestors_of, subtree = [], defaultdict(list), {}, {}, defaultdict(list)
         for row, unit_id in enumerate(index.unit_ids):
             unit = units[unit_id]
+            for step in unit.path:
+                if step["kind"] in ("document", "section", "subsection"):
+                    subtree[step["id"]].append(row)
             section, subsection = unit.section_ids()
             own = subsection or section or unit.path[0]["id"]
             section_of.append(own)
@@ -33,7 +37,7 @@ class SectionMap:
             if own not in ancestors_of:
                 enclosing = [s["id"] for s in unit.path if s["kind"] in ("section", "subsection")]
                 ancestors_of[own] = enclosing[:-1][::-1] if enclosing and enclosing[-1] == own else []
-        out = cls(section_of, dict(rows_of), parent_of, ancestors_of=ancestors_of)
+        out = cls(section_of, dict(rows_of), parent_of, ancestors_of=ancestors_of, subtree_rows=dict(subtree))
         for child, parent in parent_of.items():
             if parent is not None:
                 out.children_of[parent].append(child)

@@ -329,7 +329,7 @@ def linked_manual():
     b.add(Block("heading", "1. Selection tools", level=1))
     b.add(Block("heading", "1.1. Rectangle", level=2))
     b.add(Block("text", "Draws a rectangle; the shared options are under Common options.",
-                meta={"refs": ["l:9", "l:6"]}))                                             # l:3
+                meta={"refs": ["l:9", "l:4"]}))                                             # l:3
     b.add(Block("heading", "2. Reference", level=1))                                           # l:4
     b.add(Block("heading", "2.1. Paths", level=2))                                             # l:5
     b.add(Block("heading", "2.1.1. Path basics", level=3))                                     # l:6
@@ -338,8 +338,9 @@ def linked_manual():
     b.add(Block("heading", "3.1. Shared", level=2))                                            # l:9
     b.add(Block("text", "Antialiasing smooths the edges of every selection."))                 # l:10
     b.add(Block("image", image="opts.png", image_path="opts.png", alt="tool options"))         # l:11
+    b.add(Block("text", "Feather edges blurs the border of the selection by a radius."))       # l:12
     b.add(Block("heading", "4. Files", level=1))
-    b.add(Block("text", "Save often."))                                                        # l:13
+    b.add(Block("text", "Save often."))                                                        # l:14
     units = {u.unit_id: u for u in build_units(b.finish())}
     return units
 
@@ -347,24 +348,27 @@ def linked_manual():
 def test_a_retrieved_unit_brings_the_sections_it_links_to_only_when_ref_chars_allows():
     units = linked_manual()
     text_units = {u: x for u, x in units.items() if x.modality == "text"}
-    index = TreeIndex(text_units, {"l:3": 1.0, "l:13": 0.0})
+    index = TreeIndex(text_units, {"l:3": 1.0, "l:12": 0.2, "l:14": 0.0})
     images = TreeIndex({"l:11": units["l:11"]}, {"l:11": 0.0})
     tmap, imap = SectionMap.of(index, units), SectionMap.of(images, units)
 
     def run_linked(**kw):
-        text, got = BudgetedText(2000, TextLength("chars"), TreeAssembly(**kw)).retrieve(
+        text, got = BudgetedText(2000, TextLength("chars"), TreeAssembly(merge_ratio=1.0, **kw)).retrieve(
             None, index, images, tmap, imap, units, None, 100, 15, 1)
         return [(u.extra["members"], u.extra["role"]) for u, _ in text], got
 
-    passages, _ = run_linked()
-    assert passages == [(["l:3"], "units"), (["l:13"], "units")], "links are not followed by default"
-    passages, got = run_linked(ref_chars=200)
-    assert passages[:3] == [(["l:3"], "units"), (["l:10"], "linked"), (["l:7"], "linked")], \
-        "the linked sections' own text right after the child, in link order; a chapter without text of " \
-        "its own gives its first subsection's"
-    assert [s.unit_id for s in got] == ["l:11"] and got[0].score > 0, \
+    passages, got = run_linked()
+    assert passages == [(["l:3"], "units"), (["l:12"], "units"), (["l:14"], "units")], \
+        "links are not followed by default"
+    alone = got[0].score   # context from l:12's own weak passage only
+    passages, got = run_linked(ref_chars=300)
+    assert passages == [(["l:3"], "units"), (["l:10", "l:12"], "linked"), (["l:7"], "linked"), (["l:14"], "units")], \
+        "the linked sections' text right after the child, in link order: the shared options whole, and a " \
+        "chapter without text of its own its subsections' text; l:12, then in the context, comes once"
+    assert [s.unit_id for s in got] == ["l:11"] and got[0].score > alone, \
         "the linked section's screenshot is a scored image candidate with its context"
-    passages, _ = run_linked(ref_chars=60)
-    assert [m for m, role in passages if role == "linked"] == [["l:10"]], "the second no longer fits in 60"
-    passages, _ = run_linked(ref_chars=200, parents_from=0)
+    passages, _ = run_linked(ref_chars=70)
+    assert [m for m, role in passages if role == "linked"] == [["l:12"]], \
+        "the shared options (112 characters) do not fit in 70: their best-scoring unit does; the second link no longer fits"
+    passages, _ = run_linked(ref_chars=300, parents_from=0)
     assert all(role != "linked" for _, role in passages), "links follow the first parents_from passages only"
