@@ -345,7 +345,7 @@ def linked_manual():
     return units
 
 
-def test_a_retrieved_unit_brings_the_sections_it_links_to_only_when_ref_chars_allows():
+def test_a_retrieved_unit_brings_the_sections_it_links_to_within_ref_chars():
     units = linked_manual()
     text_units = {u: x for u, x in units.items() if x.modality == "text"}
     index = TreeIndex(text_units, {"l:3": 1.0, "l:12": 0.2, "l:14": 0.0})
@@ -357,9 +357,9 @@ def test_a_retrieved_unit_brings_the_sections_it_links_to_only_when_ref_chars_al
             None, index, images, tmap, imap, units, None, 100, 15, 1)
         return [(u.extra["members"], u.extra["role"]) for u, _ in text], got
 
-    passages, got = run_linked()
+    passages, got = run_linked(ref_chars=0)
     assert passages == [(["l:3"], "units"), (["l:12"], "units"), (["l:14"], "units")], \
-        "links are not followed by default"
+        "ref_chars=0: links are not followed"
     alone = got[0].score   # context from l:12's own weak passage only
     passages, got = run_linked(ref_chars=300)
     assert passages == [(["l:3"], "units"), (["l:10", "l:12"], "linked"), (["l:7"], "linked"), (["l:14"], "units")], \
