@@ -16,8 +16,8 @@ assembled passages) within the budget; images: recall of the top 10 (the assembl
 in its context, ``ham.retrieve.budget``). The unit options and ``ham_budget``/``flat_budget`` rank
 by the fused scores alone (``reranker=none``); ``ham_budget_msmarco_l12`` is the default (the same
 assembly over the pool reranked by the bundled cross-encoder, interpolated with the fused order),
-with ``flat_budget_msmarco_l12`` its flat twin and ``ham_budget_no_links`` the default without
-following links (``retrieval.assembly.ref_chars=0``); ``ham_budget_bge_small`` swaps MiniLM for
+with ``flat_budget_msmarco_l12`` its flat twin and ``ham_budget_links`` the default following
+links (``retrieval.assembly.ref_chars=600``); ``ham_budget_bge_small`` swaps MiniLM for
 bge-small-en-v1.5. Paired 95% bootstrap CIs for HAM - flat, for the assembly against each unit
 option at the same C and for each model variant against ``ham_budget``. Per-question rows go to
 ``outputs/bench/retrieval_budget/<dataset>/``.
@@ -103,15 +103,15 @@ def run_budget(name: str, overrides: list[str], dataset: list[str], limit: int |
 
 def configs(extra_assembly: list[str]) -> dict:
     """Every option compared on the fused ranking alone (``reranker=none``), then the default (the
-    assembly reranked by ``msmarco_l12``) for HAM and flat, the default without following links
-    (``ref_chars=0``), and the assembly over bge-small."""
+    assembly reranked by ``msmarco_l12``) for HAM and flat, the default following links
+    (``ref_chars=600``), and the assembly over bge-small."""
     out, plain = {}, ["reranker=none"]
     for name, units in UNITS.items():
         out[f"ham_{name}"] = (run_units, [*units, *plain])
     budget = [*ASSEMBLY_UNITS, *extra_assembly]
     out["ham_budget"] = (run_budget, [*budget, *plain])
     out[f"ham_budget_{RERANKER}"] = (run_budget, [*budget, f"reranker={RERANKER}"])
-    out["ham_budget_no_links"] = (run_budget, [*budget, f"reranker={RERANKER}", "retrieval.assembly.ref_chars=0"])
+    out["ham_budget_links"] = (run_budget, [*budget, f"reranker={RERANKER}", "retrieval.assembly.ref_chars=600"])
     out["ham_budget_bge_small"] = (run_budget, [*budget, *plain, "encoder=bge_small"])
     out["flat_sections"] = (run_units, [*UNITS["sections"], *FLAT, *plain])
     out["flat_budget"] = (run_budget, [*budget, *FLAT, *plain])
@@ -150,7 +150,7 @@ def report(results: dict) -> None:
     pairs = [("ham_budget", "flat_budget"), ("ham_sections", "flat_sections"), ("ham_budget", "ham_blocks"),
              ("ham_budget", "ham_merged"), ("ham_budget", "ham_sections"),
              (f"ham_budget_{RERANKER}", f"flat_budget_{RERANKER}"), (f"ham_budget_{RERANKER}", "ham_budget"),
-             (f"ham_budget_{RERANKER}", "ham_budget_no_links"),
+             ("ham_budget_links", f"ham_budget_{RERANKER}"),
              ("ham_budget_bge_small", "ham_budget")]
     print("\npaired differences (mean, 95% paired bootstrap CI, n, Wilcoxon p):")
     for a, b in pairs:
@@ -174,7 +174,7 @@ def plot(results: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, len(manuals), figsize=(5 * len(manuals), 3.8), sharey=True)
     for ax, manual in zip(list(axes) if len(manuals) > 1 else [axes], manuals):
         for name, by_c in results.items():
-            if not name.startswith("ham_") or name in ("ham_budget_bge_small", "ham_budget_no_links"):
+            if not name.startswith("ham_") or name in ("ham_budget_bge_small", "ham_budget_links"):
                 continue
             ys = [mean(by_c[c], "text@C", lambda r: r["manual"] == manual) for c in BUDGETS]
             ax.plot(BUDGETS, ys, marker="o", label=name.replace("ham_", "").replace("budget", "budgeted assembly")

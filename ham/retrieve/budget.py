@@ -22,8 +22,8 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    tools share are described in Selection Tools") follow, in link order, together at most
    ``ref_chars`` long (role ``linked``): a link names a whole page or section, so all its text
    units count (its own and its subsections', none already in the context), the whole of it when
-   it fits, else its best-scoring units for the query that fit. ``ref_chars`` = 600 by default
-   (docs/retrieval_budget.md says what it measured; 0 turns it off).
+   it fits, else its best-scoring units for the query that fit. Off by default (``ref_chars`` = 0):
+   it gains where questions need links and costs at short budgets elsewhere (docs/retrieval_budget.md).
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
    best units that fit); when none of those fits, its best unit is cut to the room left and the
    context is full (``last: cut``), or it is skipped and the walk goes on with smaller units
@@ -105,8 +105,8 @@ class TreeAssembly:
                  parent_depth: Annotated[int, Range(0), Doc("... from the parent up to this many levels")] = 2,
                  ref_chars: Annotated[int, Range(0), Doc("... and the sections its text links to (a shared "
                                                          "options page), their best text together up to this "
-                                                         "length (0: links are not followed; 600 chosen on "
-                                                         "devlinks)")] = 600,
+                                                         "length (0, the default: links are not followed; "
+                                                         "600 measured best on devlinks)")] = 0,
                  image_weight: Annotated[float, Range(0.0, 1.0), Doc("an image in or above a passage's section: "
                                                                      "score = (1 - w) own + w context (0.3 chosen "
                                                                      "on devbench)")] = 0.3,

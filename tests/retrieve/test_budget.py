@@ -357,9 +357,9 @@ def test_a_retrieved_unit_brings_the_sections_it_links_to_within_ref_chars():
             None, index, images, tmap, imap, units, None, 100, 15, 1)
         return [(u.extra["members"], u.extra["role"]) for u, _ in text], got
 
-    passages, got = run_linked(ref_chars=0)
+    passages, got = run_linked()
     assert passages == [(["l:3"], "units"), (["l:12"], "units"), (["l:14"], "units")], \
-        "ref_chars=0: links are not followed"
+        "links are not followed by default"
     alone = got[0].score   # context from l:12's own weak passage only
     passages, got = run_linked(ref_chars=300)
     assert passages == [(["l:3"], "units"), (["l:10", "l:12"], "linked"), (["l:7"], "linked"), (["l:14"], "units")], \
