@@ -45,11 +45,18 @@ def _text_only_step(node: Node) -> bool:
     return node.kind == "step" and bool(node.children) and all(_is_running_text(c) for c in node.children)
 
 
+def _joined_meta(nodes: list[Node], **extra) -> dict:
+    """The first node's meta for a unit made of ``nodes``, with every node's links
+    (``refs``, ham.ingest.links) kept, not only the first's."""
+    refs = list(dict.fromkeys(r for n in nodes for r in n.meta.get("refs", ())))
+    return {**nodes[0].meta, **extra, **({"refs": refs} if refs else {})}
+
+
 def _step_as_text(step: Node) -> Node:
     first = step.children[0]
     body = " ".join(c.text for c in step.children)
     return replace(first, text=f"{step.title}. {body}" if step.title else body, children=[],
-                   meta={**first.meta, "step": step.title})
+                   meta=_joined_meta(step.children, step=step.title))
 
 
 def _merge_children(node: Node, min_chars: int, max_chars: int, steps: bool = False) -> None:
@@ -62,7 +69,7 @@ def _merge_children(node: Node, min_chars: int, max_chars: int, steps: bool = Fa
         elif group:
             first = group[0]
             merged = replace(first, text="\n".join(n.text for n in group), children=[],
-                             meta={**first.meta, "merged": [n.id for n in group]})
+                             meta=_joined_meta(group, merged=[n.id for n in group]))
             out.append(merged)
         group.clear()
 

@@ -96,3 +96,15 @@ def test_text_only_steps_merge_as_numbered_running_text_and_steps_with_images_st
     assert _texts(kept)[0] == "Switch off the pump."
     with pytest.raises(ValueError, match="units.steps"):
         Merged(steps="fold")
+
+
+def test_a_unit_made_of_several_leaves_keeps_every_leafs_links():
+    b = TreeBuilder("r", "Refs", "r.md", "markdown")
+    b.add(Block("heading", "1. Select", level=1))
+    b.add(Block("text", "Short one.", meta={"refs": ["x:1"]}))
+    b.add(Block("text", "Short two.", meta={"refs": ["x:2", "x:1"]}))
+    b.add(Block("text", "Short three."))
+    doc = b.finish()
+    for option in (Merged(min_chars=100, max_chars=500), Sections(max_chars=500)):
+        (unit,) = [u for u in option.build([doc]) if u.modality == "text"]
+        assert unit.extra["refs"] == ["x:1", "x:2"], option.name
