@@ -37,7 +37,6 @@ Only the standard library and ham are used.
 """
 from __future__ import annotations
 
-import json
 import re
 import runpy
 import sys
@@ -46,7 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-well_formed = runpy.run_path(str(HERE.parent / "devcheck" / "check.py"))["well_formed"]   # the shared row checks
+_DEVCHECK = runpy.run_path(str(HERE.parent / "devcheck" / "check.py"))
+well_formed = _DEVCHECK["well_formed"]   # the shared row checks
 KINDS = {"linked_general", "near_twin", "procedure", "text_only"}
 REQUIRED_KINDS = ("linked_general", "text_only")
 FIELDS = ("id", "manual", "question", "kinds", "reference_answer", "gold_text", "gold_images",
@@ -54,10 +54,6 @@ FIELDS = ("id", "manual", "question", "kinds", "reference_answer", "gold_text", 
 MAX_PER_TARGET = 3
 LINKABLE = ("document", "section", "subsection")   # what a leaf's refs can name (ham.ingest.links)
 _IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
-
-
-def load_questions(path: Path = HERE / "questions.jsonl") -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @dataclass(frozen=True)
@@ -178,7 +174,7 @@ def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[
 
 
 def main() -> int:
-    rows = load_questions()
+    rows = _DEVCHECK["load_questions"](HERE / "questions.jsonl")
     problems, stats = check(rows)
     kinds = Counter(k for r in rows for k in r.get("kinds", []))
     print(f"{len(rows)} questions; kinds: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))

@@ -30,7 +30,9 @@ def resolve_refs(docs: list[Document], report: IngestReport | None = None) -> No
         for anchor in node.meta.pop("anchors", ()):
             if here:
                 target.setdefault(anchor, here[-1])
-        if node.is_leaf and node.meta.get("links"):
+        if not node.is_leaf:   # links on a node that is not a leaf (a step's own block) are not references
+            node.meta.pop("links", None)
+        elif node.meta.get("links"):
             holders.append((doc, node, set(here)))
         for child in node.children:
             visit(doc, child, here)
@@ -39,18 +41,11 @@ def resolve_refs(docs: list[Document], report: IngestReport | None = None) -> No
         visit(doc, doc.root, [])
     for doc, leaf, own in holders:
         links = leaf.meta.pop("links")
-        refs: list[str] = []
-        for link in links:
-            section = target.get(link) or target.get(link.split("#", 1)[0])
-            if section is not None and section not in own and section not in refs:
-                refs.append(section)
+        resolved = [s for link in links if (s := target.get(link) or target.get(link.split("#", 1)[0]))]
+        refs = list(dict.fromkeys(s for s in resolved if s not in own))
         if report is not None:
             report.measure(doc.source, "links", len(links))
-            report.measure(doc.source, "links resolved to a section",
-                           sum(1 for link in links if (target.get(link) or target.get(link.split("#", 1)[0]))))
+            report.measure(doc.source, "links resolved to a section", len(resolved))
             report.measure(doc.source, "units with references", int(bool(refs)))
         if refs:
             leaf.meta["refs"] = refs
-    for doc in docs:   # links on nodes that are not leaves (a step's own block) are not references
-        for node in doc.root.walk():
-            node.meta.pop("links", None)

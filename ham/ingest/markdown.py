@@ -103,15 +103,20 @@ class _BlockStream:
         self.flush_list_text()
         block.source = self.rel
         if block.kind in ("text", "table") and self.links:
-            block.meta["links"], self.links = list(dict.fromkeys(self.links)), []
+            block.meta["links"] = self.take_links()
         self.blocks.append(block)
 
     def flush_list_text(self) -> None:
         if self.pending:
             text = "\n".join(self.pending)
             self.pending = []
-            links, self.links = list(dict.fromkeys(self.links)), []
+            links = self.take_links()
             self.blocks.append(Block(kind="text", text=text, source=self.rel, meta={"links": links} if links else {}))
+
+    def take_links(self) -> list[str]:
+        """The pending links, once each, for the text block being emitted."""
+        links, self.links = list(dict.fromkeys(self.links)), []
+        return links
 
     def note_links(self, children: list[Token]) -> None:
         """Links to other Markdown files of the corpus (or ``#anchors``) in an inline run, pending

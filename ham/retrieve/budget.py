@@ -304,11 +304,14 @@ class BudgetedText:
             sec = tmap.section_of[text_index.row_of[uid]]
             return f"{sec}{TABLE_KEY}{uid}" if units[uid].kind == "table" else sec
 
+        def text_units(rows: list[int]) -> list[str]:   # the rows' units but tables, in document order
+            ids = (text_index.unit_ids[r] for r in rows)
+            return sorted((u for u in ids if units[u].kind != "table"), key=lambda u: units[u].order)
+
         def own_units(key: str) -> list[str]:
             if TABLE_KEY in key:
                 return [key.split(TABLE_KEY, 1)[1]]
-            ids = [text_index.unit_ids[r] for r in tmap.rows_of.get(key, [])]
-            return sorted((u for u in ids if units[u].kind != "table"), key=lambda u: units[u].order)
+            return text_units(tmap.rows_of.get(key, []))
 
         def rescore(ids: list[str]) -> list[str]:
             own = set(ids)
@@ -323,8 +326,7 @@ class BudgetedText:
                                       if tmap.subtree_rows.get(ref)))
 
         def linked_units(key: str) -> list[str]:
-            ids = (text_index.unit_ids[r] for r in tmap.subtree_rows.get(key, []))
-            return sorted((u for u in ids if units[u].kind != "table"), key=lambda u: units[u].order)
+            return text_units(tmap.subtree_rows.get(key, []))
 
         gap = self.length("\n")
         passages = self.assembly.passages(scored, own_units, section_of, ancestors_of, size, self.budget, k_t,
