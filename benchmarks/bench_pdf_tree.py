@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BAND = 0.08
 _WORD = re.compile(r"\w+")
 _NUMBERING = re.compile(r"^(?:(?:chapter|part|appendix|section)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?\s*"
-                        r"|(?:\d+(?:\.\d+)*|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S))", re.I)
+                        r"|(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S))", re.I)
 
 
 def key(text: str) -> str:

@@ -46,8 +46,8 @@ from pathlib import Path
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
-from ham.ingest.pdf_furniture import (heading_key, is_toc_page, mark_slots, mark_title_heads, opener_label,
-                                       opener_title)
+from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
+                                     opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import count_glued, spaced_punctuation
 from ham.ingest.pdf_outline import Bookmark, align, pdf_errors, read_outline, title_key  # noqa: F401
 from ham.ingest.pdf_text import Line, page_lines
@@ -149,7 +149,8 @@ class _Reader:
             if deeper is None and not ln.level:
                 ln.text = opener_title(labels, ln)
 
-    def page_items(self, page, lines: list[Line], tables: list[Item], body: float) -> list[Item]:
+    def page_items(self, page, lines: list[Line], tables: list[Item], body: float,
+                   furniture_images: set[int] = frozenset()) -> list[Item]:
         items: list[Item] = []
         for ln in lines:
             if ln.furniture:
@@ -169,8 +170,11 @@ class _Reader:
             item.text = " ".join(ln.text for ln in item.lines)
             if item.kind == "text" and (_FIGURE.match(item.text) or _TABLE.match(item.text)):
                 item.kind = "caption"
-        for im in page.images:
+        for i, im in enumerate(page.images):
             x0, top, x1, bottom = im["x0"], im["top"], im["x1"], im["bottom"]
+            if i in furniture_images:
+                self.report.exclude(self.path, RUNNING_IMAGE)
+                continue
             if max(x1 - x0, bottom - top) < MIN_IMAGE_PT:
                 self.report.exclude(self.path, "tiny image (decoration)")
                 continue
@@ -246,7 +250,7 @@ class _Reader:
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
         body = sizes.most_common(1)[0][0]
-        pages, heights, tables = [], [], []
+        pages, heights, tables, boxes = [], [], [], []
         for page in pdf.pages:
             found = self.tables(page)
 
@@ -256,7 +260,9 @@ class _Reader:
             pages.append(page_lines(page, in_table))
             heights.append(float(page.height) or 1.0)
             tables.append(found)
+            boxes.append([(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images])
         _, head_titles = mark_slots(pages, heights)
+        logos = running_images(boxes, heights)
         root_title = bookmarks[0].title if bookmarks else ""
         bookmarks = self.outline_title(bookmarks)
         if len(bookmarks) < MIN_BOOKMARKS:      # one bookmark is no hierarchy: typography decides
@@ -294,7 +300,8 @@ class _Reader:
         texts: list[str] = []
         for page_no, page in enumerate(pdf.pages):
             width, height = float(page.width) or 1.0, heights[page_no]
-            items = self.page_items(page, pages[page_no], tables[page_no], body)
+            items = self.page_items(page, pages[page_no], tables[page_no], body,
+                                    {i for p, i in logos if p == page_no})
             for bm in (b for b in missing if b.page == page_no):
                 top = bm.top or 0.0
                 at = next((k for k, it in enumerate(items) if it.top >= top), len(items))

@@ -9,6 +9,8 @@ furniture, including the ones whose varying part (the current section's title) o
 line that repeats a heading of the document (a bookmark title, or one of the slot's titles) is
 furniture too. Kinds, counted in the ingest report: "page number", "running head (section title)"
 (a varying running head: the section or chapter it names), "running head/footer (fixed text)".
+An image wholly inside a band at the same place and size on as many pages (a logo, a "PDF by
+dblatex" badge) is furniture too: "running image (header/footer logo)", never an image unit.
 
 A table-of-contents page is a page most of whose lines are entries ending in a page number, with
 a "Contents" line or at least ``TOC_MIN_LEADERS`` dot leaders (a page of numeric tables or of
@@ -34,6 +36,7 @@ TOC_MIN_LEADERS = 3
 PAGE_NUMBER = "page number"
 SECTION_HEAD = "running head (section title)"
 FIXED_HEAD = "running head/footer (fixed text)"
+RUNNING_IMAGE = "running image (header/footer logo)"
 
 _ROMAN = r"[ivxlcdm]{1,7}"
 _LEADER = re.compile(rf"(?:(?:\.\s?){{3,}}|…|·{{3,}})\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
@@ -99,6 +102,20 @@ def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, 
                 ln.furniture = kind
                 counts[kind] += 1
     return counts, titles - {""}
+
+
+def running_images(boxes: list[list[tuple[float, float, float, float]]], heights: list[float]) -> set[tuple[int, int]]:
+    """(page, index) of the images that are furniture: ``boxes`` holds each page's image boxes
+    (x0, top, x1, bottom); an image wholly in the header or footer band whose position and size
+    (within ``SLOT_PT``) recur on ``MIN_PAGES`` pages and ``MIN_SHARE`` of them."""
+    slots: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
+    for p, (page, height) in enumerate(zip(boxes, heights)):
+        for i, (x0, top, x1, bottom) in enumerate(page):
+            band = "top" if bottom <= height * BAND else "bottom" if top >= height * (1 - BAND) else ""
+            if band:
+                slots[(band, *(round(v / SLOT_PT) for v in (x0, top, x1 - x0, bottom - top)))].append((p, i))
+    need = max(MIN_PAGES, MIN_SHARE * len(boxes))
+    return {m for members in slots.values() if len({p for p, _ in members}) >= need for m in members}
 
 
 def mark_title_heads(pages: list[list[Line]], heights: list[float], titles: set[str], body: float) -> int:

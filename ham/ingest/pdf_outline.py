@@ -6,7 +6,7 @@ destination page, searching from its position (a little above it: destinations o
 the baseline or just above the heading) or from the page top, and after the bookmark aligned
 before it on the same page: the line, or two or three consecutive lines of a wrapped title, whose
 text equals the bookmark's title once whitespace, case, punctuation and numbering ("1.2",
-"Chapter 3", "II.") are set aside, or is close to it (``MATCH`` similarity), or starts with it (a
+"A.2.1", "Chapter 3", "II.") are set aside, or is close to it (``MATCH`` similarity), or starts with it (a
 run-in heading: the line is cut after the title). Failing that, a line at the destination itself
 (within ``AT_DEST_PT``) whose first word is the title's first word (a reference page's bookmark
 "clear_alarm/1" for its printed "clear_alarm(AlarmId) -> void()"). When nothing on the page
@@ -90,7 +90,7 @@ def read_outline(path: Path) -> tuple[list[Bookmark], str]:
 
 
 _NUMBERING = re.compile(r"^(?:(?:chapter|part|appendix|section|lesson)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?\s*"
-                        r"|(?:\d+(?:\.\d+)*|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S))", re.I)
+                        r"|(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S))", re.I)
 
 
 def title_key(text: str) -> str:

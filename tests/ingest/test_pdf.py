@@ -52,6 +52,20 @@ def test_pdf_running_header_and_page_footer_are_excluded(pump):
     assert report.excluded_totals()["running head/footer (fixed text)"] == 3   # furniture by kind (issue 20)
 
 
+@pytest.mark.parametrize("pages", [3, 2])
+def test_a_logo_on_every_page_footer_is_furniture_not_an_image(tmp_path, pages):
+    manual_pdf(tmp_path / "pump.pdf", pages=pages, logo=True)
+    for png in tmp_path.glob("*.png"):
+        png.unlink()
+    docs, report = ingest_corpus(tmp_path)
+    images = [u for u in build_units(docs[0]) if u.kind == "image"]
+    excluded = report.excluded_totals().get("running image (header/footer logo)", 0)
+    if pages == 3:       # the same place and size on every page: furniture, counted
+        assert excluded == 3 and [u.caption for u in images] == ["Figure 1: The pump on its concrete base."]
+    else:                # on two pages only it does not recur enough: kept as images
+        assert excluded == 0 and len(images) == 3
+
+
 def test_bad_pdfs_are_reported_by_name_and_the_rest_ingests(tmp_path):
     manual_pdf(tmp_path / "good.pdf")
     manual_pdf(tmp_path / "locked.pdf", encrypt="secret")

@@ -32,7 +32,8 @@ PAGES = [
      ("Helvetica", 11, BODY), ("bookmark", 1, "Cleaning", True), ("Helvetica-Bold", 15, "2.1 Cleaning"),
      ("Helvetica", 11, BODY), ("Helvetica-Bold", 12, "Dusting"), ("Helvetica", 11, BODY)],
     [("bookmark", 0, "Appendix A: Specifications", True), ("Helvetica-Bold", 24, "Appendix A Specifications"),
-     ("Helvetica", 11, BODY), ("bookmark", 1, "Safety notes", True), ("Helvetica", 11, BODY)],
+     ("Helvetica", 11, BODY), ("bookmark", 1, "Safety notes", True), ("Helvetica", 11, BODY),
+     ("bookmark", 1, "Size", True), ("Helvetica-Bold", 15, "A.1 Size"), ("Helvetica", 11, BODY)],
 ]
 RUNNING = {2: "Getting Started", 3: "1.1 Unpacking", 4: "Daily Use", 5: "Appendix A Specifications"}
 
@@ -97,8 +98,12 @@ def test_the_outline_is_the_hierarchy(book):
     # a bookmark whose title is not printed still becomes a heading at its level, counted
     safety = node_titled(doc, "Safety notes")
     assert heading_path(doc, safety) == ["Appendix A Specifications"] and "not found" in safety.rule
+    # an appendix's letter numbering ("A.1") is set aside like "1.1": the bookmark finds its line
+    size = node_titled(doc, "A.1 Size")
+    assert heading_path(doc, size) == ["Appendix A Specifications"]
+    assert size.rule == "outline: bookmark level 2"
     measures = report.measures["widget.pdf"]
-    assert measures["outline bookmarks"] == 7 and measures[UNALIGNED] == 1
+    assert measures["outline bookmarks"] == 8 and measures[UNALIGNED] == 1
 
 
 def test_running_heads_that_vary_are_furniture_never_headings_or_content(book):

@@ -1,5 +1,6 @@
 """Test PDFs drawn with reportlab (BSD): a small manual with real font sizes, a figure, a ruled
-table, running headers and "Page N of M" footers; an image-only (scanned) PDF; an encrypted one."""
+table, running headers and "Page N of M" footers (and, asked for, a logo in the footer of every
+page); an image-only (scanned) PDF; an encrypted one."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,7 +16,7 @@ def _picture(path: Path, label: str, size=(480, 300)) -> Path:
     return path
 
 
-def manual_pdf(path: Path, pages: int = 3, encrypt: str | None = None) -> Path:
+def manual_pdf(path: Path, pages: int = 3, encrypt: str | None = None, logo: bool = False) -> Path:
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -23,6 +24,7 @@ def manual_pdf(path: Path, pages: int = 3, encrypt: str | None = None) -> Path:
     c = canvas.Canvas(str(path), pagesize=A4, encrypt=encrypt)
     c.setTitle("Microsoft Word - pump.docx")
     pic = _picture(path.with_suffix(".fig.png"), "pump")
+    badge = _picture(path.with_suffix(".logo.png"), "ACME", size=(180, 60)) if logo else None
     body = [
         [("Helvetica-Bold", 24, "Pump P-300 Service Manual"),
          ("Helvetica", 10, "This manual covers installation and care of the P-300 pump."),
@@ -43,6 +45,8 @@ def manual_pdf(path: Path, pages: int = 3, encrypt: str | None = None) -> Path:
         c.setFont("Helvetica", 8)
         c.drawString(72, height - 40, "P-300 Service Manual - Rev. B")
         c.drawString(width / 2 - 30, 30, f"Page {n + 1} of {pages}")
+        if badge is not None:
+            c.drawImage(str(badge), width - 132, 20, width=60, height=20)
         y = height - 100
         for font, size, text in body[n % len(body)]:
             if font == "figure":
