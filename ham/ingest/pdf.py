@@ -50,7 +50,7 @@ from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, m
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import count_glued, spaced_punctuation
 from ham.ingest.pdf_outline import Bookmark, align, pdf_errors, read_outline, title_key  # noqa: F401
-from ham.ingest.pdf_text import Line, page_lines
+from ham.ingest.pdf_text import Line, is_mono, page_lines
 from ham.ingest.report import IngestReport
 
 
@@ -58,6 +58,8 @@ SUFFIXES = {".pdf"}
 HEADING_RATIO = 1.15
 DPI = 144
 MIN_IMAGE_PT = 24
+SMALL_TEXT = 0.8       # lines set below this share of the body size are not column evidence
+COLUMN_WORDS = 3       # ... nor lines of fewer words
 MIN_BOOKMARKS = 2
 _FIGURE = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 _TABLE = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
@@ -181,17 +183,22 @@ class _Reader:
             bbox = (max(0, x0), max(0, top), min(float(page.width), x1), min(float(page.height), bottom))
             items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox)))
         items += tables
-        return self.attach_captions(self.reading_order(items, lines, float(page.width)))
+        return self.attach_captions(self.reading_order(items, lines, float(page.width), body))
 
     @staticmethod
-    def reading_order(items: list[Item], lines: list[Line], width: float) -> list[Item]:
+    def reading_order(items: list[Item], lines: list[Line], width: float, body: float = 0.0) -> list[Item]:
         """Top to bottom; on a two-column page the left column, then the right one (items that
-        span both columns above them first, below them last)."""
+        span both columns above them first, below them last). Only lines of running text count
+        as column evidence: not furniture (a running head set on the right), not text set smaller
+        than the body (a diagram's labels on the right of a one-column page), not lines of one or
+        two words (a code listing's comments aligned far right, "// v1")."""
         mid = width / 2
-        two = sum(1 for ln in lines if ln.x1 <= mid + 5) >= 5 and sum(1 for ln in lines if ln.x0 >= mid - 5) >= 5
+        text = [ln for ln in lines if not ln.furniture and ln.size >= SMALL_TEXT * body
+                and len(ln.text.split()) >= COLUMN_WORDS]
+        two = sum(1 for ln in text if ln.x1 <= mid + 5) >= 5 and sum(1 for ln in text if ln.x0 >= mid - 5) >= 5
         if not two:
             return sorted(items, key=lambda it: (round(it.top), it.x0))
-        cols = [ln.top for ln in lines if ln.x1 <= mid + 5 or ln.x0 >= mid - 5]
+        cols = [ln.top for ln in text if ln.x1 <= mid + 5 or ln.x0 >= mid - 5]
         start = min(cols) if cols else 0
 
         def key(it: Item):
@@ -240,16 +247,19 @@ class _Reader:
 
     def blocks(self, pdf, bookmarks: list[Bookmark]) -> list[Block] | None:
         sizes: Counter = Counter()
+        prose: Counter = Counter()      # the body size is prose's: code listings set smaller must not set it
         for page in pdf.pages:
             for ch in page.chars:
                 sizes[round(ch["size"], 1)] += 1
+                if not is_mono(ch.get("fontname", "")):
+                    prose[round(ch["size"], 1)] += 1
         if not sizes:
             images = sum(len(p.images) for p in pdf.pages)
             self.report.add(self.path, f"no text layer ({len(pdf.pages)} page(s)"
                                        f"{', ' + str(images) + ' image(s)' if images else ''}): a scanned PDF? "
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
-        body = sizes.most_common(1)[0][0]
+        body = (prose or sizes).most_common(1)[0][0]
         pages, heights, tables, boxes = [], [], [], []
         for page in pdf.pages:
             found = self.tables(page)

@@ -28,7 +28,8 @@ OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% 
 BASELINE = 0.2     # baselines this far apart (of the smaller size) are one: a superscript sits 0.3 or more above
 SMALLER = 0.8      # a word this much smaller than its line, with its bottom off the line's, is raised or lowered
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
-_MONO = re.compile(r"mono|courier|consol|cmtt|lmtt|typewriter|inconsolata|menlo|sfmono|code", re.I)
+_MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewriter|inconsolata|menlo|sfmono|code",
+                   re.I)
 _SUBSET = re.compile(r"^[A-Z]{6}\+")     # "DAAAAA+Arial-BoldMT": a subset's tag, not the font
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
@@ -50,6 +51,11 @@ class Line:
     level: int = 0
     rule: str = ""
     role: str = ""          # "heading" (aligned to a bookmark or typographic), "caption", "text"
+
+
+def is_mono(fontname: str) -> bool:
+    """A fixed-width (code) font: Courier and its clones (URW's Nimbus Mono), TeX's typewriter faces."""
+    return bool(_MONO.search(_SUBSET.sub("", fontname)))
 
 
 def _off_line(word: dict, main: dict) -> bool:
@@ -90,7 +96,7 @@ def _line_of(words: list[dict]) -> Line:
     letters = [len(w["text"]) for w in words]
     total = sum(letters) or 1
     bold = sum(n for n, f in zip(letters, fonts) if _BOLD.search(f)) > total / 2
-    mono = sum(n for n, f in zip(letters, fonts) if _MONO.search(f)) > total / 2
+    mono = sum(n for n, f in zip(letters, fonts) if is_mono(f)) > total / 2
     by_font: dict[str, int] = {}
     for n, f in zip(letters, fonts):
         by_font[_SUBSET.sub("", f)] = by_font.get(_SUBSET.sub("", f), 0) + n

@@ -3,6 +3,7 @@ their captions, tables with caption and rows, page furniture removed; bad PDFs r
 import pytest
 
 from ham.ingest import ingest_corpus
+from ham.ingest.pdf_text import is_mono
 from ham.units import build_units
 from tests.ingest.helpers import heading_path, node_titled
 from tests.support.pdfs import manual_pdf, scanned_pdf
@@ -64,6 +65,32 @@ def test_a_logo_on_every_page_footer_is_furniture_not_an_image(tmp_path, pages):
         assert excluded == 3 and [u.caption for u in images] == ["Figure 1: The pump on its concrete base."]
     else:                # on two pages only it does not recur enough: kept as images
         assert excluded == 0 and len(images) == 3
+
+
+def test_the_body_size_is_the_prose_size_even_where_code_listings_hold_more_text(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "api.pdf"))
+    c.setFont("Helvetica-Bold", 20)
+    c.drawString(72, 780, "API Reference")
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(72, 740, "1 Setup")
+    c.setFont("Helvetica", 9)
+    for i in range(3):
+        c.drawString(72, 715 - i * 12, f"pointer to the second particle of pair {i}")   # a member's brief
+    c.setFont("Courier", 7)        # a Doxygen-style source listing: more characters than the prose
+    for i in range(40):
+        c.drawString(72, 670 - i * 9, f"    int value_{i} = compute_the_value_of_item({i}, table, options);")
+    c.showPage()
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    doc = docs[0]
+    heads = [n.title for n in doc.root.walk() if n.kind in ("section", "subsection")]
+    assert heads == ["1 Setup"]             # 9pt prose is body text, not headings over a 7pt body
+    prose = next(n for n in doc.leaves() if n.text and n.text.startswith("pointer to the second particle of pair 0"))
+    assert heading_path(doc, prose) == ["1 Setup"]
+    # URW's Courier clone, as Ghostscript and TeX embed it, is code too; its sans sibling is not
+    assert is_mono("NBAIUF+NimbusMonL-Regu") and not is_mono("SZBQPY+NimbusSanL-Regu")
 
 
 def test_bad_pdfs_are_reported_by_name_and_the_rest_ingests(tmp_path):
