@@ -49,8 +49,9 @@ from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import count_glued, spaced_punctuation
+from ham.ingest.pdf_glyphs import unmapped
 from ham.ingest.pdf_outline import Bookmark, align, pdf_errors, read_outline, title_key  # noqa: F401
-from ham.ingest.pdf_text import Line, is_mono, page_lines
+from ham.ingest.pdf_text import Line, is_mono, page_lines, reading_order
 from ham.ingest.report import IngestReport
 
 
@@ -58,8 +59,6 @@ SUFFIXES = {".pdf"}
 HEADING_RATIO = 1.15
 DPI = 144
 MIN_IMAGE_PT = 24
-SMALL_TEXT = 0.8       # lines set below this share of the body size are not column evidence
-COLUMN_WORDS = 3       # ... nor lines of fewer words
 MIN_BOOKMARKS = 2
 _FIGURE = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 _TABLE = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
@@ -183,33 +182,7 @@ class _Reader:
             bbox = (max(0, x0), max(0, top), min(float(page.width), x1), min(float(page.height), bottom))
             items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox)))
         items += tables
-        return self.attach_captions(self.reading_order(items, lines, float(page.width), body))
-
-    @staticmethod
-    def reading_order(items: list[Item], lines: list[Line], width: float, body: float = 0.0) -> list[Item]:
-        """Top to bottom; on a two-column page the left column, then the right one (items that
-        span both columns above them first, below them last). Only lines of running text count
-        as column evidence: not furniture (a running head set on the right), not text set smaller
-        than the body (a diagram's labels on the right of a one-column page), not lines of one or
-        two words (a code listing's comments aligned far right, "// v1")."""
-        mid = width / 2
-        text = [ln for ln in lines if not ln.furniture and ln.size >= SMALL_TEXT * body
-                and len(ln.text.split()) >= COLUMN_WORDS]
-        two = sum(1 for ln in text if ln.x1 <= mid + 5) >= 5 and sum(1 for ln in text if ln.x0 >= mid - 5) >= 5
-        if not two:
-            return sorted(items, key=lambda it: (round(it.top), it.x0))
-        cols = [ln.top for ln in text if ln.x1 <= mid + 5 or ln.x0 >= mid - 5]
-        start = min(cols) if cols else 0
-
-        def key(it: Item):
-            if it.x1 <= mid + 5:
-                col = 1
-            elif it.x0 >= mid - 5:
-                col = 2
-            else:
-                col = 0 if it.top < start else 3
-            return (col, round(it.top), it.x0)
-        return sorted(items, key=key)
+        return self.attach_captions(reading_order(items, lines, float(page.width), body))
 
     @staticmethod
     def attach_captions(items: list[Item]) -> list[Item]:
@@ -340,6 +313,9 @@ class _Reader:
         self.report.measure(self.path, "text tokens", glued.tokens)
         self.report.measure(self.path, "glued tokens", glued.glued)
         self.report.measure(self.path, "punctuation set off by a space", sum(spaced_punctuation(texts).values()))
+        left = sum(unmapped(t) for t in texts)
+        if left:
+            self.report.measure(self.path, "glyphs without a Unicode mapping", left)
         return blocks
 
 

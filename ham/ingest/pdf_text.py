@@ -21,12 +21,16 @@ import re
 import statistics
 from dataclasses import dataclass
 
+from ham.ingest.pdf_glyphs import decoded
+
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
 COLUMN_GAP = 2.5
 OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
 BASELINE = 0.2     # baselines this far apart (of the smaller size) are one: a superscript sits 0.3 or more above
 SMALLER = 0.8      # a word this much smaller than its line, with its bottom off the line's, is raised or lowered
+SMALL_TEXT = 0.8   # lines set below this share of the body size are not evidence of two columns
+COLUMN_WORDS = 3   # ... nor lines of fewer words
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewriter|inconsolata|menlo|sfmono|code",
                    re.I)
@@ -148,11 +152,41 @@ def columns(lines: list[Line], width: float) -> list[Line]:
     return sorted(lines, key=lambda ln: (round(ln.top), ln.x0))
 
 
+def reading_order(items: list, lines: list[Line], width: float, body: float = 0.0) -> list:
+    """A page's items (anything with ``top``, ``x0``, ``x1``) in reading order, given its ``lines``:
+    top to bottom; on a two-column page the left column, then the right one (items that
+    span both columns above them first, below them last). Only lines of running text count
+    as column evidence: not furniture (a running head set on the right), not text set smaller
+    than the body (a diagram's labels on the right of a one-column page), not lines of one or
+    two words (a code listing's comments aligned far right, "// v1")."""
+    mid = width / 2
+    text = [ln for ln in lines if not ln.furniture and ln.size >= SMALL_TEXT * body
+            and len(ln.text.split()) >= COLUMN_WORDS]
+    two = sum(1 for ln in text if ln.x1 <= mid + 5) >= 5 and sum(1 for ln in text if ln.x0 >= mid - 5) >= 5
+    if not two:
+        return sorted(items, key=lambda it: (round(it.top), it.x0))
+    cols = [ln.top for ln in text if ln.x1 <= mid + 5 or ln.x0 >= mid - 5]
+    start = min(cols) if cols else 0
+
+    def key(it) -> tuple:
+        if it.x1 <= mid + 5:
+            col = 1
+        elif it.x0 >= mid - 5:
+            col = 2
+        else:
+            col = 0 if it.top < start else 3
+        return (col, round(it.top), it.x0)
+    return sorted(items, key=key)
+
+
 def page_lines(page, inside_tables) -> list[Line]:
     """The lines of a pdfplumber page, words inside a found table left out (read with the table)."""
     words = []
     for w in page.extract_words(**WORD_SETTINGS, return_chars=True):
-        first = w.pop("chars")[0]
+        chars = w.pop("chars")
+        first = chars[0]
+        if "(cid:" in w["text"]:
+            w["text"] = decoded(chars)
         if first.get("upright") and first.get("matrix"):
             w["baseline"] = first["matrix"][5]
         if not inside_tables(w):

@@ -1,0 +1,45 @@
+"""Glyph codes pdfminer leaves unmapped, "(cid:N)", read back where the font's encoding is TeX's
+(ham.ingest.pdf_glyphs): an old LaTeX manual's "fi" ligature is "fi", not "(cid:12)"."""
+from ham.ingest.pdf_glyphs import decoded, unmapped
+from ham.ingest.pdf_text import page_lines
+
+
+def _chars(text: str, font: str, x0: float = 72.0) -> list[dict]:
+    out, x = [], x0
+    for piece in text.replace("(cid:", "\0(cid:").split("\0"):
+        head, _, tail = piece.partition(")") if piece.startswith("(cid:") else ("", "", piece)
+        for t in ([head + ")"] if head else []) + list(tail):
+            out.append({"text": t, "fontname": font, "x0": x, "x1": x + 5, "top": 100.0, "bottom": 110.0,
+                        "size": 10.0, "upright": True, "matrix": (1, 0, 0, 1, x, 732.0)})
+            x += 5
+    return out
+
+
+class _Page:
+    """What ``page_lines`` asks of a pdfplumber page: its words with their chars, and its width."""
+    width = 595.0
+
+    def __init__(self, words: list[list[dict]]) -> None:
+        self.words = words
+
+    def extract_words(self, **_):
+        return [{"text": "".join(c["text"] for c in chars), "chars": list(chars), "x0": chars[0]["x0"],
+                 "x1": chars[-1]["x1"], "top": 100.0, "bottom": 110.0, "size": 10.0,
+                 "fontname": chars[0]["fontname"]} for chars in self.words]
+
+
+def test_tex_ligatures_and_symbols_are_read_back_by_font():
+    assert decoded(_chars("(cid:12)nd", "ABCDEF+CMR10")) == "find"
+    assert decoded(_chars("speci(cid:12)ed", "CMBX12")) == "specified"
+    assert decoded(_chars("e(cid:14)cient", "CMTI10")) == "efficient"
+    assert decoded(_chars("(cid:28)le", "SFRM1000")) == "file"            # cm-super, T1 encoding
+    assert decoded(_chars("x(cid:20)y", "CMSY10")) == "x≤y"
+    assert decoded(_chars("(cid:21)(cid:25)", "CMMI10")) == "λπ" and decoded(_chars("(cid:5)", "CMR10")) == "Π"
+    # a typewriter face's low codes are other glyphs, and an unknown font keeps the code
+    assert decoded(_chars("(cid:12)", "CMTT10")) == "(cid:12)"
+    assert decoded(_chars("(cid:136)", "unknown")) == "(cid:136)" and unmapped("a (cid:136) b") == 1
+
+
+def test_page_lines_read_the_words_with_their_glyphs_decoded():
+    page = _Page([_chars("glp", "CMR10"), _chars("(cid:12)nd", "CMR10", x0=95), _chars("row", "CMR10", x0=125)])
+    assert [ln.text for ln in page_lines(page, lambda w: False)] == ["glp find row"]
