@@ -87,9 +87,9 @@ class Item:
 
 def looks_like_heading(ln: Line, body: float) -> bool:
     """Typography: larger than the body text, or bold and short; never a bare number, a caption,
-    monospaced text or a line that ends a clause."""
+    monospaced text, a line set in a math font (a figure's large "θ") or a line that ends a clause."""
     text = ln.text.strip()
-    if not re.search(r"[^\W\d_]", text) or ln.mono or _FIGURE.match(text) or _TABLE.match(text):
+    if not re.search(r"[^\W\d_]", text) or ln.mono or ln.math or _FIGURE.match(text) or _TABLE.match(text):
         return False
     if len(text.split()) > 15 or text.endswith((",", ";")) or ln.chars <= 1:
         return False

@@ -34,6 +34,8 @@ COLUMN_WORDS = 3   # ... nor lines of fewer words
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewriter|inconsolata|menlo|sfmono|code",
                    re.I)
+# math fonts: TeX's (cmmi, cmsy, cmex, the AMS and Euler ones), OpenType math faces, Adobe's Symbol
+_MATH = re.compile(r"^(?:cmmi|cmsy|cmex|cmbsy|msam|msbm|eufm|eusm|eurm|rsfs|lmmath|symbol(?:mt)?$)|math", re.I)
 _SUBSET = re.compile(r"^[A-Z]{6}\+")     # "DAAAAA+Arial-BoldMT": a subset's tag, not the font
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
@@ -50,6 +52,7 @@ class Line:
     chars: int
     mono: bool = False
     font: str = ""          # the font most of its letters are set in, subset prefix removed
+    math: bool = False      # most of its letters set in a math font (a formula, a figure's symbol)
     # set by later passes: a furniture kind, or the outline level and rule of a heading
     furniture: str = ""
     level: int = 0
@@ -101,12 +104,13 @@ def _line_of(words: list[dict]) -> Line:
     total = sum(letters) or 1
     bold = sum(n for n, f in zip(letters, fonts) if _BOLD.search(f)) > total / 2
     mono = sum(n for n, f in zip(letters, fonts) if is_mono(f)) > total / 2
+    math = sum(n for n, f in zip(letters, fonts) if _MATH.search(_SUBSET.sub("", f))) > total / 2
     by_font: dict[str, int] = {}
     for n, f in zip(letters, fonts):
         by_font[_SUBSET.sub("", f)] = by_font.get(_SUBSET.sub("", f), 0) + n
     return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
-                len(text), mono, font=max(by_font, key=by_font.get))
+                len(text), mono, font=max(by_font, key=by_font.get), math=math)
 
 
 def group_lines(words: list[dict]) -> list[Line]:

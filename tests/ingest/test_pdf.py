@@ -93,6 +93,25 @@ def test_the_body_size_is_the_prose_size_even_where_code_listings_hold_more_text
     assert is_mono("NBAIUF+NimbusMonL-Regu") and not is_mono("SZBQPY+NimbusSanL-Regu")
 
 
+def test_a_large_symbol_in_a_math_font_is_not_a_heading(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "angles.pdf"))
+    for font, size, y, text in [("Helvetica-Bold", 20, 780, "Geometry Notes"), ("Helvetica-Bold", 14, 740, "1 Angles"),
+                                ("Helvetica", 10, 715, "The figure below marks the angle between the two arms."),
+                                ("Symbol", 18, 660, "α + θ"),               # a figure's symbols, set large
+                                ("Helvetica", 10, 610, "Measure it from the first arm to the second one.")]:
+        c.setFont(font, size)
+        c.drawString(72, y, text)
+    c.showPage()
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert [n.title for n in doc.root.walk() if n.kind in ("section", "subsection")] == ["1 Angles"]
+    after = next(n for n in doc.leaves() if n.text and n.text.startswith("Measure it"))
+    assert heading_path(doc, after) == ["1 Angles"]
+
+
 def test_bad_pdfs_are_reported_by_name_and_the_rest_ingests(tmp_path):
     manual_pdf(tmp_path / "good.pdf")
     manual_pdf(tmp_path / "locked.pdf", encrypt="secret")
