@@ -283,8 +283,7 @@ class _Reader:
         texts: list[str] = []
         for page_no, page in enumerate(pdf.pages):
             width, height = float(page.width) or 1.0, heights[page_no]
-            items = self.page_items(page, pages[page_no], tables[page_no], body,
-                                    {i for p, i in logos if p == page_no})
+            items = self.page_items(page, pages[page_no], tables[page_no], body, logos.get(page_no, set()))
             for bm in (b for b in missing if b.page == page_no):
                 top = bm.top or 0.0
                 at = next((k for k, it in enumerate(items) if it.top >= top), len(items))

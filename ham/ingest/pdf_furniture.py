@@ -60,10 +60,11 @@ def heading_key(text: str) -> str:
     return re.sub(r"[^\w]+", " ", text).strip()
 
 
-def _in_band(line: Line, height: float) -> str:
-    if line.bottom <= height * BAND:
+def _in_band(top: float, bottom: float, height: float) -> str:
+    """"top" or "bottom" when the extent lies wholly in that band of the page, else ""."""
+    if bottom <= height * BAND:
         return "top"
-    if line.top >= height * (1 - BAND):
+    if top >= height * (1 - BAND):
         return "bottom"
     return ""
 
@@ -75,7 +76,7 @@ def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, 
     slots: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
     for p, (lines, height) in enumerate(zip(pages, heights)):
         for ln in lines:
-            band = _in_band(ln, height)
+            band = _in_band(ln.top, ln.bottom, height)
             if band and ln.text.strip():
                 slots[band, int(round(ln.top / SLOT_PT))].append((p, ln))
     merged: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
@@ -104,18 +105,24 @@ def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, 
     return counts, titles - {""}
 
 
-def running_images(boxes: list[list[tuple[float, float, float, float]]], heights: list[float]) -> set[tuple[int, int]]:
-    """(page, index) of the images that are furniture: ``boxes`` holds each page's image boxes
+def running_images(boxes: list[list[tuple[float, float, float, float]]],
+                   heights: list[float]) -> dict[int, set[int]]:
+    """Page -> indexes of its images that are furniture: ``boxes`` holds each page's image boxes
     (x0, top, x1, bottom); an image wholly in the header or footer band whose position and size
     (within ``SLOT_PT``) recur on ``MIN_PAGES`` pages and ``MIN_SHARE`` of them."""
     slots: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
     for p, (page, height) in enumerate(zip(boxes, heights)):
         for i, (x0, top, x1, bottom) in enumerate(page):
-            band = "top" if bottom <= height * BAND else "bottom" if top >= height * (1 - BAND) else ""
+            band = _in_band(top, bottom, height)
             if band:
                 slots[(band, *(round(v / SLOT_PT) for v in (x0, top, x1 - x0, bottom - top)))].append((p, i))
     need = max(MIN_PAGES, MIN_SHARE * len(boxes))
-    return {m for members in slots.values() if len({p for p, _ in members}) >= need for m in members}
+    out: dict[int, set[int]] = defaultdict(set)
+    for members in slots.values():
+        if len({p for p, _ in members}) >= need:
+            for p, i in members:
+                out[p].add(i)
+    return out
 
 
 def mark_title_heads(pages: list[list[Line]], heights: list[float], titles: set[str], body: float) -> int:
@@ -126,8 +133,8 @@ def mark_title_heads(pages: list[list[Line]], heights: list[float], titles: set[
     n = 0
     for lines, height in zip(pages, heights):
         for ln in lines:
-            if ln.furniture or ln.role == "heading" or not _in_band(ln, height) or len(ln.text.split()) > 15 \
-                    or ln.size > body * 1.1:
+            if ln.furniture or ln.role == "heading" or not _in_band(ln.top, ln.bottom, height) \
+                    or len(ln.text.split()) > 15 or ln.size > body * 1.1:
                 continue
             if heading_key(ln.text) in titles:
                 ln.furniture = SECTION_HEAD

@@ -5,15 +5,16 @@ becomes "(cid:12)nd" and a bookmark "glp_find_row" no longer matches its printed
 
 The fonts' encodings are fixed (TeX's OT1 and T1 text encodings, the ``cmsy`` math symbols), so
 those codes are read back by font family: ligatures, dashes and capital Greek of the text fonts,
-the Greek letters of ``cmmi``, the common relation and operator symbols of ``cmsy``. A code outside these tables stays ``(cid:N)``; the
-ingest report counts what is left ("glyphs without a Unicode mapping").
+the Greek letters of ``cmmi``, the common relation and operator symbols of ``cmsy``. A code
+outside these tables stays ``(cid:N)``; the ingest report counts what is left ("glyphs without a
+Unicode mapping").
 """
 from __future__ import annotations
 
 import re
 
 _CID = re.compile(r"\(cid:(\d+)\)")
-_SUBSET = re.compile(r"^[A-Z]{6}\+")
+_SUBSET = re.compile(r"^[A-Z]{6}\+")     # "DAAAAA+Arial-BoldMT": a subset's tag, not the font
 
 _GREEK_UPPER = dict(enumerate("ΓΔΘΛΞΠΣΥΦΨΩ"))
 OT1_TEXT = {**_GREEK_UPPER, 11: "ff", 12: "fi", 13: "fl", 14: "ffi", 15: "ffl", 16: "ı", 17: "ȷ", 123: "–", 124: "—"}
@@ -31,8 +32,13 @@ _FAMILIES = ((re.compile(r"^(?:CM(?:R|BX|TI|SL|SS|CSC|B|DUNH|FIB|U|BXTI|BXSL|SSB
              (re.compile(r"^CMMI(?:B)?\d", re.I), OML_MATH))
 
 
+def base_font(fontname: str) -> str:
+    """A PDF font's name without its subset tag."""
+    return _SUBSET.sub("", fontname)
+
+
 def table_of(fontname: str) -> dict[int, str]:
-    name = _SUBSET.sub("", fontname)
+    name = base_font(fontname)
     return next((table for pattern, table in _FAMILIES if pattern.match(name)), {})
 
 

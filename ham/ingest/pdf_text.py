@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ham.ingest.pdf_glyphs import decoded
+from ham.ingest.pdf_glyphs import base_font, decoded
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
@@ -36,7 +37,6 @@ _MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewrite
                    re.I)
 # math fonts: TeX's (cmmi, cmsy, cmex, the AMS and Euler ones), OpenType math faces, Adobe's Symbol
 _MATH = re.compile(r"^(?:cmmi|cmsy|cmex|cmbsy|msam|msbm|eufm|eusm|eurm|rsfs|lmmath|symbol(?:mt)?$)|math", re.I)
-_SUBSET = re.compile(r"^[A-Z]{6}\+")     # "DAAAAA+Arial-BoldMT": a subset's tag, not the font
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
 
@@ -60,9 +60,15 @@ class Line:
     role: str = ""          # "heading" (aligned to a bookmark or typographic), "caption", "text"
 
 
+@lru_cache(maxsize=1024)
 def is_mono(fontname: str) -> bool:
     """A fixed-width (code) font: Courier and its clones (URW's Nimbus Mono), TeX's typewriter faces."""
-    return bool(_MONO.search(_SUBSET.sub("", fontname)))
+    return bool(_MONO.search(base_font(fontname)))
+
+
+@lru_cache(maxsize=1024)
+def is_math(fontname: str) -> bool:
+    return bool(_MATH.search(base_font(fontname)))
 
 
 def _off_line(word: dict, main: dict) -> bool:
@@ -104,10 +110,10 @@ def _line_of(words: list[dict]) -> Line:
     total = sum(letters) or 1
     bold = sum(n for n, f in zip(letters, fonts) if _BOLD.search(f)) > total / 2
     mono = sum(n for n, f in zip(letters, fonts) if is_mono(f)) > total / 2
-    math = sum(n for n, f in zip(letters, fonts) if _MATH.search(_SUBSET.sub("", f))) > total / 2
+    math = sum(n for n, f in zip(letters, fonts) if is_math(f)) > total / 2
     by_font: dict[str, int] = {}
     for n, f in zip(letters, fonts):
-        by_font[_SUBSET.sub("", f)] = by_font.get(_SUBSET.sub("", f), 0) + n
+        by_font[base_font(f)] = by_font.get(base_font(f), 0) + n
     return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
                 len(text), mono, font=max(by_font, key=by_font.get), math=math)
