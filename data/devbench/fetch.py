@@ -4,10 +4,11 @@
     python data/devbench/fetch.py            # every manual in manifest.json
     python data/devbench/fetch.py --force    # fetch again even when corpus/<name>/ exists
 
-Each package is taken with ``apt-get download`` when apt is present (any Debian/Ubuntu machine),
-else from a Debian mirror (``--mirror``, default deb.debian.org) at the pool path in the manifest.
-A download whose version equals the manifest's must match its SHA-256; a newer point release (the
-pool keeps only the current one) is used with a warning, and its version is recorded in
+Each package is taken at the manifest's exact version: ``apt-get download package=version`` when
+apt is present, else from a Debian mirror (``--mirror``, default deb.debian.org; the security
+archive for ``pool/updates/`` paths) at the manifest's pool path. Only when no source has that
+version is the release apt offers used (mirrors keep only the current point release), with a
+warning. The exact version must match the manifest's SHA-256; the version taken is recorded in
 ``fetched.json`` beside the corpus. The .deb is unpacked in Python (ar + tar), so no dpkg is needed.
 Only the standard library is used.
 """
@@ -51,20 +52,37 @@ def deb_data_tar(deb: bytes) -> tarfile.TarFile:
     return tarfile.open(fileobj=io.BytesIO(members[name]), mode="r:*")
 
 
+SECURITY_MIRROR = "http://deb.debian.org/debian-security"   # where pool/updates/ files live
+
+
+def _apt_download(spec: str, package: str, workdir: Path) -> tuple[bytes, str]:
+    subprocess.run(["apt-get", "download", spec], cwd=workdir, check=True, capture_output=True, text=True)
+    deb = next(workdir.glob(f"{package}_*.deb"))
+    return deb.read_bytes(), deb.name.split("_")[1].replace("%3a", ":")
+
+
 def download(manual: dict, mirror: str, workdir: Path) -> tuple[bytes, str]:
-    """(the .deb's bytes, its version)."""
-    if shutil.which("apt-get"):
+    """(the .deb's bytes, its version): the manifest's exact release when any source has it (apt
+    with ``package=version``, then the mirror's pool path; ``pool/updates/`` files are on the
+    security archive), else the release apt offers, which ``fetch`` warns about."""
+    package, version = manual["package"], manual["version"]
+    apt = shutil.which("apt-get") is not None
+    if apt:
         try:
-            subprocess.run(["apt-get", "download", manual["package"]], cwd=workdir, check=True,
-                           capture_output=True, text=True)
-            deb = next(workdir.glob(f"{manual['package']}_*.deb"))
-            version = deb.name.split("_")[1].replace("%3a", ":")
-            return deb.read_bytes(), version
-        except (subprocess.CalledProcessError, StopIteration) as exc:
-            print(f"apt-get download {manual['package']} failed ({exc}); trying {mirror}", file=sys.stderr)
-    url = f"{mirror.rstrip('/')}/{manual['filename']}"
-    with urllib.request.urlopen(url, timeout=120) as reply:
-        return reply.read(), manual["version"]
+            return _apt_download(f"{package}={version}", package, workdir)
+        except (subprocess.CalledProcessError, StopIteration):
+            pass
+    mirrors = [mirror] + ([SECURITY_MIRROR] if manual["filename"].startswith("pool/updates/") else [])
+    for base in mirrors:
+        url = f"{base.rstrip('/')}/{manual['filename']}"
+        try:
+            with urllib.request.urlopen(url, timeout=120) as reply:
+                return reply.read(), version
+        except OSError as exc:   # urllib's HTTPError and URLError are OSErrors
+            print(f"{url}: {exc}", file=sys.stderr)
+    if apt:
+        return _apt_download(package, package, workdir)
+    raise SystemExit(f"{package} {version}: not found by apt nor at {', '.join(mirrors)}")
 
 
 def wanted(rel: str, patterns: list[str]) -> bool:
@@ -81,7 +99,7 @@ def fetch(manual: dict, corpus: Path, mirror: str) -> dict:
                          f"{manual['sha256']}")
     if version != manual["version"]:
         print(f"warning: {manual['package']} is at {version}, the questions were written against "
-              f"{manual['version']}; run benchmarks/bench_devbench.py --check to see that every gold "
+              f"{manual['version']}; run python -m tests.support.devbench_gold to see that every gold "
               "passage and image is still there", file=sys.stderr)
     prefix = manual["source_dir"].strip("/") + "/"
     if dest.exists():
