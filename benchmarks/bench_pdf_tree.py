@@ -57,15 +57,21 @@ def key(text: str) -> str:
 
 def gold_outline(path: Path) -> tuple[list[dict], str, int, str]:
     """(entries with level (1 = top section), title, page, parent index or None; the document title
-    taken from a single opening top entry or ""; page count; producer)."""
+    taken from a single opening top entry or ""; page count; producer). An entry that repeats an
+    earlier one (level, title and destination page) is left out, as ingest reads it once."""
     import pypdfium2
 
     doc = pypdfium2.PdfDocument(str(path))
-    raw = []
+    raw, seen = [], set()
     for item in doc.get_toc(max_depth=32):
         dest = item.get_dest()
-        raw.append({"level": item.level + 1, "title": " ".join((item.get_title() or "").split()),
-                    "page": dest.get_index() if dest is not None else None})
+        entry = {"level": item.level + 1, "title": " ".join((item.get_title() or "").split()),
+                 "page": dest.get_index() if dest is not None else None}
+        where = (entry["level"], key(entry["title"]), entry["page"])
+        if entry["page"] is not None and where in seen:
+            continue        # an entry listed again (htmldoc repeats a chapter per link to it): one heading
+        seen.add(where)
+        raw.append(entry)
     meta = doc.get_metadata_dict()
     producer = (meta.get("Creator") or "") + " / " + (meta.get("Producer") or "")
     pages = len(doc)

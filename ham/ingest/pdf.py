@@ -7,9 +7,10 @@ chosen by measurement), page furniture is marked by position and recurrence
 
 Headings. When the PDF has an outline (``MIN_BOOKMARKS`` bookmarks or more) it is the hierarchy
 (``ham.ingest.pdf_outline``): each bookmark is aligned to its heading line and takes the
-outline's level (rule "outline"); typography only adds headings below the bookmarked ones (a level deeper than any bookmark, so
-they never take a bookmarked heading as a child), after the first bookmark, and not lines ending
-in "." or ":" (bold run-in labels). Without an outline
+outline's level (rule "outline"); typography only adds headings below the bookmarked ones (levels
+deeper than any bookmark, so they never take a bookmarked heading as a child; one level per style,
+``pdf_outline.nest_below_outline``), after the first bookmark, and not lines ending in "." or ":"
+(bold run-in labels). Without an outline
 (or with ``use_outline=False``), a line set clearly larger than the body text
 (``HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
 ``ham.ingest.levels`` (numbering first, then the ranked sizes and, where sizes tie, fonts). Either way, never a heading: a
@@ -50,8 +51,9 @@ from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, m
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import count_glued, spaced_punctuation
 from ham.ingest.pdf_glyphs import unmapped
-from ham.ingest.pdf_outline import Bookmark, align, pdf_errors, read_outline, title_key  # noqa: F401
-from ham.ingest.pdf_text import Line, is_mono, page_lines, reading_order
+from ham.ingest.pdf_outline import (BELOW, Bookmark, align, nest_below_outline, pdf_errors,  # noqa: F401
+                                    read_outline, title_key)
+from ham.ingest.pdf_text import Line, bold_fonts, is_mono, page_lines, reading_order
 from ham.ingest.report import IngestReport
 
 
@@ -62,6 +64,7 @@ MIN_IMAGE_PT = 24
 MIN_BOOKMARKS = 2
 _FIGURE = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 _TABLE = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
+_BULLETS = set("•‣◦▪▫●○■□►▸➢➤–—")      # a list item, even set bold
 
 
 def claim(files: list[Path]) -> list[Path]:
@@ -85,17 +88,32 @@ class Item:
     rule: str = ""
 
 
-def looks_like_heading(ln: Line, body: float) -> bool:
-    """Typography: larger than the body text, or bold and short; never a bare number, a caption,
-    monospaced text, a line set in a math font (a figure's large "θ") or a line that ends a clause."""
+SET_OFF = 0.5      # of the body size: the space above and below a bold lower-case heading
+
+
+def looks_like_heading(ln: Line, body: float, before: Line | None = None, after: Line | None = None) -> bool:
+    """Typography: larger than the body text, or bold and short; never a bare number, a caption, a
+    list item, monospaced text, a line set in a math font (a figure's large "θ") or a line that ends a clause.
+    A bold line at the body size that opens in lower case is a heading ("nbconvert") only when set
+    off by space from the lines ``before`` and ``after`` it (None: the page's edge); set solid, it
+    is a code listing's keywords ("begin", "end if") or a table's column head ("classic")."""
     text = ln.text.strip()
     if not re.search(r"[^\W\d_]", text) or ln.mono or ln.math or _FIGURE.match(text) or _TABLE.match(text):
+        return False
+    if text[:1] in _BULLETS:
         return False
     if len(text.split()) > 15 or text.endswith((",", ";")) or ln.chars <= 1:
         return False
     if text.endswith(".") and len(text.split()) > 8:
         return False
-    return ln.size >= body * HEADING_RATIO or (ln.bold and ln.size >= body - 0.2)
+    if ln.size >= body * HEADING_RATIO:
+        return True
+    if not ln.bold or ln.size < body - 0.2:
+        return False
+    if not next((c for c in text if c.isalnum()), "").islower():
+        return True
+    space = SET_OFF * body
+    return (before is None or ln.top - before.bottom >= space) and (after is None or after.top - ln.bottom >= space)
 
 
 class _Reader:
@@ -126,13 +144,13 @@ class _Reader:
             if toc and ln.role != "heading":
                 ln.furniture = "table of contents"
                 continue
-            if ln.role or not looks_like_heading(ln, body) or opener_label(ln, body):
+            before, after = kept[i - 1] if i else None, kept[i + 1] if i + 1 < len(kept) else None
+            if ln.role or not looks_like_heading(ln, body, before, after) or opener_label(ln, body):
                 continue
             if deeper is not None:
                 if ln.text.rstrip().endswith((".", ":")):
                     continue     # below an outline, a bold label ("Note:", "see Documentation .") is text
-                ln.role, ln.level = "heading", deeper
-                ln.rule = f"typography below the outline ({ln.size:g}pt{', bold' if ln.bold else ''}): level {deeper}"
+                ln.role, ln.level, ln.rule = "heading", deeper, BELOW     # its level: nest_below_outline
             else:
                 ln.role = "heading"
         for i, ln in enumerate(kept):
@@ -234,13 +252,14 @@ class _Reader:
             return None
         body = (prose or sizes).most_common(1)[0][0]
         pages, heights, tables, boxes = [], [], [], []
+        bold = bold_fonts(pdf)
         for page in pdf.pages:
             found = self.tables(page)
 
             def in_table(w, found=found) -> bool:
                 return any(t.x0 - 1 <= w["x0"] and w["x1"] <= t.x1 + 1 and t.top - 1 <= w["top"] and
                            w["bottom"] <= t.bottom + 1 for t in found)
-            pages.append(page_lines(page, in_table))
+            pages.append(page_lines(page, in_table, bold))
             heights.append(float(page.height) or 1.0)
             tables.append(found)
             boxes.append([(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images])
@@ -268,6 +287,8 @@ class _Reader:
                 for ln in lines:
                     if ln.role == "heading" and not ln.level:
                         ln.role = ""
+        if deeper is not None:
+            nest_below_outline(pages, deeper)
         missing = [bm for bm in bookmarks if bm.line is None and bm.page is not None]
         if bookmarks:
             self.report.measure(self.path, "outline bookmarks", len(bookmarks))

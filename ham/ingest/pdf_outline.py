@@ -13,7 +13,8 @@ run-in heading: the line is cut after the title). Failing that, a line at the de
 matches, the next page is tried (a destination at the foot of a page). A bookmark that matches nowhere still becomes a
 heading at its level, placed at its destination; the ingest report counts those.
 
-Levels are the bookmark's depth in the outline (1 for the top entries). An outline with a single
+A bookmark that repeats an earlier one (same level, title and destination) is read once: it can
+only name the same heading. Levels are the bookmark's depth in the outline (1 for the top entries). An outline with a single
 top entry that opens the document (the manual's own title, with everything under it) gives the
 document its title and its children become the sections.
 """
@@ -67,6 +68,7 @@ def read_outline(path: Path) -> tuple[list[Bookmark], str]:
     except pdf_errors() as exc:
         return [], f"cannot read the outline ({exc.__class__.__name__}: {str(exc)[:120]})"
     out: list[Bookmark] = []
+    seen: set[tuple] = set()
     try:
         heights = [doc.get_page_size(i)[1] for i in range(len(doc))]
         for item in doc.get_toc(max_depth=32):
@@ -81,6 +83,10 @@ def read_outline(path: Path) -> tuple[list[Bookmark], str]:
                 mode, pos = dest.get_view()
                 if mode == 1 and len(pos) >= 2 and pos[1]:      # XYZ: left, top, zoom
                     top = max(0.0, heights[page] - float(pos[1]))
+            where = (item.level, title_key(title), page, None if top is None else round(top))
+            if page is not None and where in seen:
+                continue        # the same entry again (htmldoc lists a chapter once per link to it)
+            seen.add(where)
             out.append(Bookmark(item.level + 1, " ".join((item.get_title() or "").split()), page, top))
     except pdf_errors() as exc:
         return [], f"cannot read the outline ({exc.__class__.__name__}: {str(exc)[:120]})"
@@ -207,3 +213,20 @@ def align(bookmarks: list[Bookmark], pages: list[list[Line]]) -> None:
             bm.line = first
             floor[page] = first.bottom
             break
+
+
+BELOW = "typography below the outline"
+STYLE_LEVELS = 3        # heading styles told apart below the outline; smaller ones share the last level
+
+
+def nest_below_outline(pages: list[list[Line]], deeper: int) -> None:
+    """Give the headings typography found below the outline (``Line.rule`` starting with ``BELOW``,
+    level ``deeper``) one level per style: the larger size, then bold, is the shallower, so a
+    revision history's 12pt "1.55a (2022/04/10)" holds its 10.9pt bold "Bug fixes". Sizes within
+    half a point are one style."""
+    heads = [ln for lines in pages for ln in lines if ln.role == "heading" and ln.rule.startswith(BELOW)]
+    styles = sorted({(round(ln.size * 2) / 2, ln.bold) for ln in heads}, reverse=True)
+    rank = {style: min(i, STYLE_LEVELS - 1) for i, style in enumerate(styles)}
+    for ln in heads:
+        ln.level = deeper + rank[round(ln.size * 2) / 2, ln.bold]
+        ln.rule = f"{BELOW} ({ln.size:g}pt{', bold' if ln.bold else ''}): level {ln.level}"

@@ -33,6 +33,10 @@ SMALLER = 0.8      # a word this much smaller than its line, with its bottom off
 SMALL_TEXT = 0.8   # lines set below this share of the body size are not evidence of two columns
 COLUMN_WORDS = 3   # ... nor lines of fewer words
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
+# TeX's bold faces, whose names say so only in Karl Berry's codes: Computer Modern's cmbx/cmb/cmssbx
+# and the EC (cm-super) sfbx, sfbi, sfbl, sfsx, sfxc, sfxi
+_TEX_BOLD = re.compile(r"^(?:cm(?:ss)?bx|cmb\d|sf(?:bx|bi|bl|sx|xc|xi)\d)", re.I)
+_FORCE_BOLD = 1 << 18      # font descriptor flag 19
 _MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewriter|inconsolata|menlo|sfmono|code",
                    re.I)
 # math fonts: TeX's (cmmi, cmsy, cmex, the AMS and Euler ones), OpenType math faces, Adobe's Symbol
@@ -69,6 +73,41 @@ def is_mono(fontname: str) -> bool:
 @lru_cache(maxsize=1024)
 def is_math(fontname: str) -> bool:
     return bool(_MATH.search(base_font(fontname)))
+
+
+def bold_fonts(pdf) -> frozenset[str]:
+    """Names (as pdfminer reports them: the descriptor's FontName) of the fonts of ``pdf`` whose
+    descriptor says bold: FontWeight 600 or more, or the ForceBold flag. A face named only by its
+    foundry's code (Linux Libertine's "LinLibertineOB") is known by its descriptor."""
+    from pdfminer.pdftypes import resolve1
+
+    names: set[str] = set()
+    seen: set[int] = set()
+    for page in pdf.pages:
+        try:
+            fonts = resolve1((resolve1(page.page_obj.resources) or {}).get("Font")) or {}
+            for ref in fonts.values():
+                spec = resolve1(ref)
+                if not isinstance(spec, dict) or id(spec) in seen:
+                    continue
+                seen.add(id(spec))
+                desc = resolve1(spec.get("FontDescriptor"))
+                if desc is None and spec.get("DescendantFonts"):
+                    desc = resolve1(resolve1(resolve1(spec["DescendantFonts"])[0]).get("FontDescriptor"))
+                if not isinstance(desc, dict):
+                    continue
+                weight, flags = resolve1(desc.get("FontWeight")), resolve1(desc.get("Flags"))
+                if (isinstance(weight, (int, float)) and weight >= 600) or \
+                        (isinstance(flags, int) and flags & _FORCE_BOLD):
+                    name = resolve1(desc.get("FontName"))
+                    names.add(getattr(name, "name", str(name)))
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            continue          # an odd font dictionary: its fonts are judged by name
+    return frozenset(names)
+
+
+def is_bold(fontname: str, by_descriptor: frozenset[str] = frozenset()) -> bool:
+    return fontname in by_descriptor or bool(_BOLD.search(fontname)) or bool(_TEX_BOLD.match(base_font(fontname)))
 
 
 def _off_line(word: dict, main: dict) -> bool:
@@ -108,7 +147,7 @@ def _line_of(words: list[dict]) -> Line:
     fonts = [w.get("fontname", "") for w in words]
     letters = [len(w["text"]) for w in words]
     total = sum(letters) or 1
-    bold = sum(n for n, f in zip(letters, fonts) if _BOLD.search(f)) > total / 2
+    bold = sum(n for n, w in zip(letters, words) if w.get("bold")) > total / 2
     mono = sum(n for n, f in zip(letters, fonts) if is_mono(f)) > total / 2
     math = sum(n for n, f in zip(letters, fonts) if is_math(f)) > total / 2
     by_font: dict[str, int] = {}
@@ -189,12 +228,14 @@ def reading_order(items: list, lines: list[Line], width: float, body: float = 0.
     return sorted(items, key=key)
 
 
-def page_lines(page, inside_tables) -> list[Line]:
-    """The lines of a pdfplumber page, words inside a found table left out (read with the table)."""
+def page_lines(page, inside_tables, bold: frozenset[str] = frozenset()) -> list[Line]:
+    """The lines of a pdfplumber page, words inside a found table left out (read with the table).
+    ``bold``: the PDF's bold fonts by descriptor (``bold_fonts``)."""
     words = []
     for w in page.extract_words(**WORD_SETTINGS, return_chars=True):
         chars = w.pop("chars")
         first = chars[0]
+        w["bold"] = is_bold(w.get("fontname", ""), bold)
         if "(cid:" in w["text"]:
             w["text"] = decoded(chars)
         if first.get("upright") and first.get("matrix"):

@@ -3,10 +3,10 @@ their captions, tables with caption and rows, page furniture removed; bad PDFs r
 import pytest
 
 from ham.ingest import ingest_corpus
-from ham.ingest.pdf_text import is_mono
+from ham.ingest.pdf_text import is_bold, is_mono
 from ham.units import build_units
 from tests.ingest.helpers import heading_path, node_titled
-from tests.support.pdfs import manual_pdf, scanned_pdf
+from tests.support.pdfs import fonts_pdf, manual_pdf, scanned_pdf
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +110,42 @@ def test_a_large_symbol_in_a_math_font_is_not_a_heading(tmp_path):
     assert [n.title for n in doc.root.walk() if n.kind in ("section", "subsection")] == ["1 Angles"]
     after = next(n for n in doc.leaves() if n.text and n.text.startswith("Measure it"))
     assert heading_path(doc, after) == ["1 Angles"]
+
+
+BODY_LINE = "The widget sorts screws by length and stores them in trays for you."
+
+
+@pytest.mark.parametrize("flags, heading", [(262178, True), (34, False)])
+def test_a_bold_face_named_by_its_foundry_code_is_bold_by_its_descriptor(tmp_path, flags, heading):
+    # Linux Libertine's bold is "LinLibertineOB": only its font descriptor (ForceBold) says bold
+    lines = ([("F1", 20, "Widget Handbook")] + [("F1", 11, BODY_LINE)] * 3 + [("F2", 11, "Cleaning the trays")]
+             + [("F1", 11, BODY_LINE)] * 3)
+    fonts = {"F1": ("ABCDEF+LinLibertineO", 34), "F2": ("GHIJKL+LinLibertineOB", flags)}
+    fonts_pdf(tmp_path / "faces.pdf", lines, fonts)
+    docs, _ = ingest_corpus(tmp_path)
+    titles = [n.title for n in docs[0].root.walk() if n.kind in ("section", "subsection")]
+    assert docs[0].title == "Widget Handbook" and titles == (["Cleaning the trays"] if heading else [])
+
+
+def test_a_bold_lower_case_line_is_a_heading_only_when_set_off_by_space(tmp_path):
+    regular, bold = ("ABCDEF+LinLibertineO", 34), ("GHIJKL+LinLibertineOB", 262178)
+    solid = 11 * 1.2
+    lines = ([("F1", 20, "Widget Handbook")] + [("F1", 11, BODY_LINE)] * 2
+             + [("F2", 11, "nbconvert"), ("F1", 11, BODY_LINE)]                  # a tool's name as a heading
+             + [("F2", 11, "begin", solid), ("F1", 11, "x := 1", solid),          # a listing's keywords, set solid
+                ("F2", 11, "end", solid)]
+             + [("F1", 11, BODY_LINE)])
+    fonts_pdf(tmp_path / "listing.pdf", lines, {"F1": regular, "F2": bold})
+    docs, _ = ingest_corpus(tmp_path)
+    assert [n.title for n in docs[0].root.walk() if n.kind in ("section", "subsection")] == ["nbconvert"]
+
+
+@pytest.mark.parametrize("name, bold", [("DECIFN+CMBX12", True), ("CMBX10", True), ("TYALVP+SFBX1000", True),
+                                        ("CMSSBX10", True), ("Times-Bold", True), ("SourceSansPro-Semibold", True),
+                                        ("CMR10", False), ("SFRM1000", False), ("CMSS10", False), ("CMBSY10", False),
+                                        ("LinLibertineOB", False)])
+def test_tex_bold_faces_are_known_by_name(name, bold):
+    assert is_bold(name) is bold       # LinLibertineOB: by its descriptor only (above)
 
 
 def test_bad_pdfs_are_reported_by_name_and_the_rest_ingests(tmp_path):

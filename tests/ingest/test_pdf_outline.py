@@ -38,7 +38,9 @@ PAGES = [
 RUNNING = {2: "Getting Started", 3: "1.1 Unpacking", 4: "Daily Use", 5: "Appendix A Specifications"}
 
 
-def book_pdf(path, outline: bool = True, max_bookmarks: int = 99):
+def book_pdf(path, outline: bool = True, max_bookmarks: int = 99, repeat: tuple[str, ...] = ()):
+    """``repeat``: bookmark titles listed once more at the end of the outline, at the same
+    destination (as htmldoc lists a chapter once per link to it)."""
     from reportlab.pdfgen import canvas
 
     c = canvas.Canvas(str(path), pagesize=(W, H))
@@ -68,6 +70,9 @@ def book_pdf(path, outline: bool = True, max_bookmarks: int = 99):
             c.drawText(text)
             y -= entry[1] * 2.2
         c.showPage()
+    keys = {e[2]: f"b{i}" for i, e in enumerate(e for page in PAGES for e in page if e[0] == "bookmark")}
+    for title in repeat:
+        c.addOutlineEntry(title, keys[title], level=0)
     c.save()
     return path
 
@@ -149,6 +154,40 @@ def test_a_pdf_without_outline_or_with_one_bookmark_uses_typography(tmp_path, kw
     docs, report = ingest_corpus(tmp_path)
     assert node_titled(docs[0], "1.2 Power").rule.startswith("numbering")
     assert "outline bookmarks" not in report.measures["plain.pdf"]
+
+
+def test_a_bookmark_listed_twice_is_one_section(tmp_path):
+    book_pdf(tmp_path / "twice.pdf", repeat=("Daily Use", "Getting started"))
+    docs, report = ingest_corpus(tmp_path)
+    assert _sections(docs[0]) == ["Getting Started", "Daily Use", "Appendix A Specifications"]
+    assert report.measures["twice.pdf"].get(UNALIGNED, 0) == 1      # "Safety notes" only, as without repeats
+
+
+def test_headings_below_the_outline_nest_by_their_style(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "history.pdf"), pagesize=(W, H))
+    y = H - 100
+    bold, plain = "Helvetica-Bold", "Helvetica"
+    for kind, font, size, text in [("bookmark", bold, 20, "Introduction"), ("text", plain, 11, BODY),
+                                   ("bookmark", bold, 20, "Revision history"),
+                                   ("text", bold, 14, "Release 2.0"), ("text", bold, 11, "Bug fixes"),
+                                   ("text", plain, 11, "The tray sensor no longer miscounts long screws."),
+                                   ("text", bold, 14, "Release 1.0"), ("text", bold, 11, "New features"),
+                                   ("text", plain, 11, "Screws are sorted by length into four trays.")]:
+        if kind == "bookmark":
+            c.bookmarkPage(text, fit="XYZ", left=72, top=y + 20)
+            c.addOutlineEntry(text, text, level=0)
+        c.setFont(font, size)
+        c.drawString(72, y, text)
+        y -= size * 2.2
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    doc = docs[0]
+    fixes = next(n for n in doc.leaves() if n.text and n.text.startswith("The tray sensor"))
+    features = next(n for n in doc.leaves() if n.text and n.text.startswith("Screws are sorted"))
+    assert heading_path(doc, fixes) == ["Revision history", "Release 2.0", "Bug fixes"]
+    assert heading_path(doc, features) == ["Revision history", "Release 1.0", "New features"]
 
 
 def test_ham_tree_why_names_the_outline_rule(book, capsys):

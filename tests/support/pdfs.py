@@ -87,3 +87,39 @@ def scanned_pdf(path: Path) -> Path:
     c.showPage()
     c.save()
     return path
+
+
+def fonts_pdf(path: Path, lines: list[tuple], fonts: dict[str, tuple[str, int]]) -> Path:
+    """A one-page PDF written object by object, for what reportlab does not let a test set: each
+    font's descriptor. ``fonts``: resource key -> (FontName, descriptor Flags), a non-embedded
+    Type1 font with Helvetica's widths; ``lines``: (resource key, size, text) top to bottom, or
+    (resource key, size, text, lead): the distance to the next baseline (default 2.2 x size)."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>"]
+    font_refs = {key: 5 + 2 * i for i, key in enumerate(fonts)}
+    resources = " ".join(f"/{k} {n} 0 R" for k, n in font_refs.items())
+    objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+                   f"/Resources << /Font << {resources} >> >> >>")
+    y, ops = 760.0, []
+    for key, size, text, *lead in lines:
+        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        ops.append(f"BT /{key} {size:g} Tf 72 {y:g} Td ({escaped}) Tj ET")
+        y -= lead[0] if lead else size * 2.2
+    stream = "\n".join(ops)
+    objects.append(f"<< /Length {len(stream.encode('latin-1'))} >>\nstream\n{stream}\nendstream")
+    widths = " ".join(["556"] * 95)
+    for key, (name, flags) in fonts.items():
+        n = font_refs[key]
+        objects.append(f"<< /Type /Font /Subtype /Type1 /BaseFont /{name} /FirstChar 32 /LastChar 126 "
+                       f"/Widths [{widths}] /Encoding /WinAnsiEncoding /FontDescriptor {n + 1} 0 R >>")
+        objects.append(f"<< /Type /FontDescriptor /FontName /{name} /Flags {flags} /FontBBox [-166 -225 1000 931] "
+                       f"/ItalicAngle 0 /Ascent 718 /Descent -207 /CapHeight 718 /StemV 88 >>")
+    out, offsets = b"%PDF-1.4\n", []
+    for i, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(out)
+    return path
