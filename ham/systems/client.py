@@ -29,6 +29,7 @@ class WrapperProcess:
         self.python, self.script, self.config = Path(python), WRAPPERS / script, config
         self.api_key, self.log_path, self.timeout = api_key, Path(log_path), timeout
         self._proc: subprocess.Popen | None = None
+        self._stderr_reader: threading.Thread | None = None
         self._replies: queue.Queue = queue.Queue()
         self._tail: deque = deque(maxlen=20)
         self._next_id = 0
@@ -53,7 +54,8 @@ class WrapperProcess:
         self._replies = queue.Queue()
         self.starts += 1
         threading.Thread(target=self._read_stdout, args=(self._proc, self._replies), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self._proc,), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(self._proc,), daemon=True)
+        self._stderr_reader.start()
 
     def _read_stdout(self, proc, replies) -> None:
         for line in proc.stdout:
@@ -94,6 +96,10 @@ class WrapperProcess:
 
     def _crashed(self, why: str) -> dict:
         code = self._proc.wait(timeout=30) if self._proc is not None else None
+        # stdout's end can be seen before the last stderr lines are read: let the reader finish
+        # (stderr closes with the process), so the detail holds the wrapper's last words
+        if self._stderr_reader is not None:
+            self._stderr_reader.join(timeout=5)
         tail = " | ".join(list(self._tail)[-5:])
         self._proc = None
         return {"ok": False, "reason": "wrapper_crashed", "detail": f"{why} (exit code {code}): {tail}"[:2000]}
