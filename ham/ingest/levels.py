@@ -9,7 +9,9 @@ without styles) or none, levels are recovered, per heading, from the first evide
    "Appendix A", "第三章" / "第二节", "一、" / "（一）", "I." / "II.", "A." / "A.1", "1)", "(a)".
    Each numbering style nests below the styles already open ("Chapter 3" then "3.1"; IEEE's "I."
    then "A." then "1)"); a style seen before closes everything opened after it. Letters after a
-   decimal top level are appendices ("A", "A.1" at the depth of "1", "1.1").
+   decimal top level are appendices ("A", "A.1" at the depth of "1", "1.1"). A bare "A" or "I"
+   with no other letter and no decimal numbering before it is an article ("A Glimpse Into the
+   Future"), not a number.
 2. typography, where the source gives it (font size from a PDF or MinerU's ``middle.json``, the
    font name from a PDF): headings fall into typographic classes, a size, split by font where
    headings of one size are set in distinct fonts (``typographic_classes``: numbered headings'
@@ -25,7 +27,8 @@ without styles) or none, levels are recovered, per heading, from the first evide
    sits one level below the last of those (a ``\\paragraph``-style heading, or the subsections of an
    unnumbered "Related Work").
 
-No evidence at all keeps the headings flat, and says so. ``Block.rule`` records the rule for each
+No evidence at all keeps the headings flat, and says so (a heading placed without evidence is no
+anchor for rule 4: the unnumbered headings after it are its siblings). ``Block.rule`` records the rule for each
 heading; ``ham-tree --why`` prints it.
 """
 from __future__ import annotations
@@ -263,13 +266,28 @@ class _Open:
     size: float | None = None   # its font size class, where known
 
 
+_BARE_LETTER = re.compile(r"^\s*[AI]\s+\S")
+
+
+def _without_articles(numbered: list[Numbering | None], titles: list[str]) -> list[Numbering | None]:
+    """A heading opening with a bare "A" or "I" ("A Glimpse Into the Future") is numbered only when
+    another heading carries another letter ("B Proofs") or decimal numbering comes first (then
+    "A" is an appendix); else the letter is an article or a pronoun, not a number."""
+    letters = {n.number[0] for n in numbered if n is not None and n.style in ("alpha", "roman-or-alpha")}
+    first = next((n for n in numbered if n is not None), None)
+    if len(letters) > 1 or (first is not None and first.style == "decimal"):
+        return numbered
+    return [None if n is not None and n.style in ("alpha", "roman-or-alpha") and "." not in n.number
+            and _BARE_LETTER.match(t) else n for n, t in zip(numbered, titles)]
+
+
 class LevelResolver:
     """Assigns ``(level, rule)`` to each heading of one document, in order (rules: module docstring).
     ``headings``: (title, font size or None[, font name]) for every heading of the document, in order."""
 
     def __init__(self, headings: list[tuple]) -> None:
         titles = [h[0] for h in headings]
-        self.numbered = [numbering_of(t) for t in titles]
+        self.numbered = _without_articles([numbering_of(t) for t in titles], titles)
         present = [n for n in self.numbered if n is not None]
         styles = [n.style for n in present]
         self.has_roman = "roman" in styles or styles.count("roman-or-alpha") >= 2
@@ -358,7 +376,9 @@ class LevelResolver:
             self.after_back_matter = self.after_back_matter and True
             return depth, rule
         else:
-            depth, rule = 1, "no nesting evidence (numbering, font size, section names): top level"
+            # no evidence: top level, and no anchor for the unnumbered headings after it (they are
+            # its siblings, not its children, until a numbered or known section says otherwise)
+            return 1, "no nesting evidence (numbering, font size, section names): top level"
         self.anchor = depth
         if n is None and depth == 1:
             self.after_back_matter = key in BACK_MATTER

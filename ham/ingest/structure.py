@@ -1,6 +1,6 @@
 """Document-level passes over a block stream, run by ``build_document`` before the tree is built.
 
-In order:
+In order (parser outputs start with pass 4, so that a chapter's "1" is not taken for a page number):
 
 1. **Page furniture.** Blocks the source marks as page header, footer, page number or discarded
    are left out and counted by kind. In sources with pages, lines that repeat at the top or bottom
@@ -19,11 +19,15 @@ In order:
    (MinerU) left when it merged the two: dropped and counted. A table that opens a page right after
    a table that closed the previous one, without a caption of its own, is joined to it (a repeated
    header row dropped): one unit. An empty table anywhere else is reported as lost.
-4. **Title.** Unless the format knows it, the title is the first heading on the first page that is
+4. **Chapter openers.** In a parser's output (levels not chosen by an author), a heading that is
+   only a chapter label ("1", "Chapter 3", "CHAPTER", "Part II") directly followed by a heading is
+   joined to it: a Redbook's "1" and "Securing and protecting IBM DB2 data" become "1 Securing and
+   protecting IBM DB2 data", numbered like its "1.1" (counted in the ingest report).
+5. **Title.** Unless the format knows it, the title is the first heading on the first page that is
    not a table of contents, a running header, a legal line, a known section name or a numbered
    heading (the largest such heading where font sizes are known; the only level-1 heading where the
    source's levels differ). That heading leaves the stream; ``Document.root.rule`` says how.
-5. **Levels.** When the source's heading levels are flat or missing, ``ham.ingest.levels``
+6. **Levels.** When the source's heading levels are flat or missing, ``ham.ingest.levels``
    recovers them (numbering, font size, section vocabulary, context) and records the rule.
 """
 from __future__ import annotations
@@ -217,6 +221,25 @@ def join_tables(blocks: list[Block], report, path) -> list[Block]:
     return out
 
 
+_OPENER = re.compile(r"^(?:(?:chapter|part|appendix|lesson|unit)(?:\s+(?:\d{1,3}|[ivxlc]{1,7}|[a-z]))?|\d{1,2})$", re.I)
+
+
+def join_openers(blocks: list[Block], report, path) -> list[Block]:
+    """Pass 4 (module docstring): a chapter label heading joined to the heading right after it."""
+    out: list[Block] = []
+    for b in blocks:
+        prev = out[-1] if out else None
+        if prev is not None and b.kind == "heading" and prev.kind == "heading" and prev.page == b.page \
+                and not is_step_title(b.text) and _OPENER.match(normalise_ws(clean_text(prev.text)).strip(" .:")):
+            out[-1] = replace(b, text=f"{normalise_ws(clean_text(prev.text)).strip(' .:')} {b.text}",
+                              meta={**prev.meta, **b.meta,
+                                    "anchors": [*prev.meta.get("anchors", ()), *b.meta.get("anchors", ())]})
+            report.exclude(path, "chapter opener label (joined to its title)")
+            continue
+        out.append(b)
+    return out
+
+
 def detect_title(blocks: list[Block], informative: bool) -> tuple[int | None, str]:
     """(index of the heading block that is the title, rule), or (None, "") when no heading is."""
     heads = [(i, b) for i, b in enumerate(blocks) if b.kind == "heading" and clean_text(b.text).strip()]
@@ -301,6 +324,8 @@ def prepare(blocks: list[Block], title: str, report, path: Path | str,
             authored: bool = True) -> tuple[list[Block], str, str]:
     """The passes of the module docstring: (blocks, title, how the title was found). ``authored``:
     the heading levels were chosen by the author (Markdown, HTML, DOCX), not by a parser."""
+    if not authored:      # before furniture: a chapter's "1" at the top of its page is no page number
+        blocks = join_openers(blocks, report, path)
     blocks = remove_furniture(blocks, report, path)
     blocks = remove_front_matter(blocks, report, path, title)
     blocks = join_tables(blocks, report, path)

@@ -111,6 +111,21 @@ def test_font_sizes_place_unnumbered_headings():
     assert _depths(["1 Intro", "Related Work", "Graph RAG"], [12, 12, 10.9]) == [1, 1, 2]
 
 
+def test_headings_without_evidence_stay_siblings():
+    # Docling and MinerU's pipeline give every heading level 1; nothing says one holds the next
+    # (Docling's own output of its multi_page.pdf test document)
+    titles = ["Pre-Digital Era (19th - Early 20th Century)", "The Birth of Word Processing (1960s - 1970s)",
+              "The Rise of Personal Computers (1980s)", "A Glimpse Into the Future"]
+    assert _depths(titles) == [1, 1, 1, 1]
+    # a numbered or known section is an anchor: unnumbered headings after it sit below it
+    assert _depths(["Overview", "Introduction", "Scope", "Purpose"]) == [1, 1, 2, 2]
+
+
+def test_a_bare_a_is_an_article_unless_other_letters_or_decimals_number():
+    assert _depths(["A Brief History", "The Early Years", "Later Years"]) == [1, 1, 1]
+    assert _depths(["A Overview", "B Details", "Notes"]) == [1, 1, 2]
+
+
 def test_years_and_values_are_not_numbering():
     from ham.ingest.levels import numbering_of
 

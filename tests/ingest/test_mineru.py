@@ -97,3 +97,19 @@ def test_non_list_json_is_reported(tmp_path):
     assert docs == []
     assert "x_content_list.json: a MinerU content list is a JSON list of items, found a JSON dict (document skipped)" in \
         [str(p) for p in report.problems]
+
+
+def test_a_chapter_number_heading_joins_the_title_after_it(tmp_path):
+    # a Redbook's chapter opener as Docling and MinerU give it: "1" and the title, two headings
+    items = [{"type": "text", "text": "Row and Column Access Control", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "1", "text_level": 1, "page_idx": 1},
+             {"type": "text", "text": "Securing and protecting IBM DB2 data", "text_level": 1, "page_idx": 1},
+             {"type": "text", "text": "Data is the most valuable asset of a business.", "page_idx": 1},
+             {"type": "text", "text": "1.1 Security fundamentals", "text_level": 1, "page_idx": 2},
+             {"type": "text", "text": "Start from a security policy.", "page_idx": 2}]
+    (tmp_path / "redbook_content_list.json").write_text(json.dumps(items))
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert [(n.kind, n.title) for n in doc.root.walk() if n.kind in ("section", "subsection")] == [
+        ("section", "1 Securing and protecting IBM DB2 data"), ("subsection", "1.1 Security fundamentals")]
+    assert report.excluded["redbook_content_list.json"]["chapter opener label (joined to its title)"] == 1
