@@ -9,9 +9,9 @@ without styles) or none, levels are recovered, per heading, from the first evide
    "Appendix A", "第三章" / "第二节", "一、" / "（一）", "I." / "II.", "A." / "A.1", "1)", "(a)".
    Each numbering style nests below the styles already open ("Chapter 3" then "3.1"; IEEE's "I."
    then "A." then "1)"); a style seen before closes everything opened after it. Letters after a
-   decimal top level are appendices ("A", "A.1" at the depth of "1", "1.1"). A bare "A" or "I"
-   with no other letter and no decimal numbering before it is an article ("A Glimpse Into the
-   Future"), not a number.
+   decimal top level are appendices ("A", "A.1" at the depth of "1", "1.1"). A bare capital
+   letter with no other letter and no decimal numbering before it is an article or an initial
+   ("A Glimpse Into the Future", "R Schlicht"), not a number.
 2. typography, where the source gives it (font size from a PDF or MinerU's ``middle.json``, the
    font name from a PDF): headings fall into typographic classes, a size, split by font where
    headings of one size are set in distinct fonts (``typographic_classes``: numbered headings'
@@ -266,13 +266,14 @@ class _Open:
     size: float | None = None   # its font size class, where known
 
 
-_BARE_LETTER = re.compile(r"^\s*[AI]\s+\S")
+_BARE_LETTER = re.compile(r"^\s*[A-Z]\s+\S")
 
 
 def _without_articles(numbered: list[Numbering | None], titles: list[str]) -> list[Numbering | None]:
-    """A heading opening with a bare "A" or "I" ("A Glimpse Into the Future") is numbered only when
-    another heading carries another letter ("B Proofs") or decimal numbering comes first (then
-    "A" is an appendix); else the letter is an article or a pronoun, not a number."""
+    """A heading opening with a bare capital letter ("A Glimpse Into the Future", an author's "R
+    Schlicht") is numbered only when another heading carries another letter ("B Proofs") or
+    decimal numbering comes first (then "A" is an appendix); else the letter is an article, a
+    pronoun or an initial, not a number."""
     letters = {n.number[0] for n in numbered if n is not None and n.style in ("alpha", "roman-or-alpha")}
     first = next((n for n in numbered if n is not None), None)
     if len(letters) > 1 or (first is not None and first.style == "decimal"):

@@ -124,6 +124,8 @@ def test_headings_without_evidence_stay_siblings():
 def test_a_bare_a_is_an_article_unless_other_letters_or_decimals_number():
     assert _depths(["A Brief History", "The Early Years", "Later Years"]) == [1, 1, 1]
     assert _depths(["A Overview", "B Details", "Notes"]) == [1, 1, 2]
+    # an author's initial on a title page is no number either
+    assert _depths(["R Schlicht", "Contents", "Preface"]) == [1, 1, 1]
 
 
 def test_years_and_values_are_not_numbering():
