@@ -10,8 +10,8 @@ without styles) or none, levels are recovered, per heading, from the first evide
    Each numbering style nests below the styles already open ("Chapter 3" then "3.1"; IEEE's "I."
    then "A." then "1)"); a style seen before closes everything opened after it. Letters after a
    decimal top level are appendices ("A", "A.1" at the depth of "1", "1.1"). A bare capital
-   letter with no other letter and no decimal numbering before it is an article or an initial
-   ("A Glimpse Into the Future", "R Schlicht"), not a number.
+   letter numbers a heading only in a run of letters from A (two or more, or "A" after decimal
+   numbering): "A Glimpse Into the Future", "R Schlicht", "X Resources" are not numbered.
 2. typography, where the source gives it (font size from a PDF or MinerU's ``middle.json``, the
    font name from a PDF): headings fall into typographic classes, a size, split by font where
    headings of one size are set in distinct fonts (``typographic_classes``: numbered headings'
@@ -271,15 +271,20 @@ _BARE_LETTER = re.compile(r"^\s*[A-Z]\s+\S")
 
 def _without_articles(numbered: list[Numbering | None], titles: list[str]) -> list[Numbering | None]:
     """A heading opening with a bare capital letter ("A Glimpse Into the Future", an author's "R
-    Schlicht") is numbered only when another heading carries another letter ("B Proofs") or
-    decimal numbering comes first (then "A" is an appendix); else the letter is an article, a
-    pronoun or an initial, not a number."""
-    letters = {n.number[0] for n in numbered if n is not None and n.style in ("alpha", "roman-or-alpha")}
+    Schlicht", "X Resources") is numbered only as part of a run of letters from A ("A", "B", ...):
+    two letters or more, or "A" after decimal numbering (an appendix). Else the letter is an
+    article, a pronoun, an initial or a name, not a number."""
+    bare = [n is not None and n.style in ("alpha", "roman-or-alpha") and len(n.number) == 1
+            and bool(_BARE_LETTER.match(t)) for n, t in zip(numbered, titles)]
+    letters = {n.number for n, b in zip(numbered, bare) if b}
+    run, letter = set(), "A"
+    while letter in letters:
+        run.add(letter)
+        letter = chr(ord(letter) + 1)
     first = next((n for n in numbered if n is not None), None)
-    if len(letters) > 1 or (first is not None and first.style == "decimal"):
-        return numbered
-    return [None if n is not None and n.style in ("alpha", "roman-or-alpha") and "." not in n.number
-            and _BARE_LETTER.match(t) else n for n, t in zip(numbered, titles)]
+    if len(run) < 2 and not (first is not None and first.style == "decimal"):
+        run = set()
+    return [None if b and n.number not in run else n for n, b in zip(numbered, bare)]
 
 
 class LevelResolver:

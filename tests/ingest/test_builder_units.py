@@ -126,6 +126,8 @@ def test_a_bare_a_is_an_article_unless_other_letters_or_decimals_number():
     assert _depths(["A Overview", "B Details", "Notes"]) == [1, 1, 2]
     # an author's initial on a title page is no number either
     assert _depths(["R Schlicht", "Contents", "Preface"]) == [1, 1, 1]
+    # after decimal sections, only a run of letters from A are appendices ("R Internals" is a name)
+    assert _depths(["1 Intro", "1.1 Scope", "R Internals", "Notes", "A Proofs", "A.1 Lemma"]) == [1, 2, 3, 3, 1, 2]
 
 
 def test_years_and_values_are_not_numbering():
