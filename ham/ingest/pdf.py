@@ -12,7 +12,7 @@ deeper than any bookmark, so they never take a bookmarked heading as a child; on
 ``pdf_outline.nest_below_outline``), after the first bookmark, and not lines ending in "." or ":"
 (bold run-in labels). Without an outline
 (or with ``use_outline=False``), a line set clearly larger than the body text
-(``HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
+(``pdf_text.HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
 ``ham.ingest.levels`` (numbering first, then the ranked sizes and, where sizes tie, fonts). Either way, never a heading: a
 line with no letters (a bare number), a caption ("Figure 3"), monospaced text (program output
 printed large), a line of a table-of-contents page, furniture. A chapter opener ("CHAPTER" /
@@ -39,7 +39,6 @@ protected one, one with no text layer (pointing to OCR), and the rest of the cor
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,18 +52,15 @@ from ham.ingest.pdf_glued import count_glued, spaced_punctuation
 from ham.ingest.pdf_glyphs import unmapped
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, nest_below_outline, pdf_errors,  # noqa: F401
                                     read_outline, title_key)
-from ham.ingest.pdf_text import Line, bold_fonts, is_mono, page_lines, reading_order
+from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, bold_fonts, is_mono, looks_like_heading,
+                                 page_lines, reading_order)
 from ham.ingest.report import IngestReport
 
 
 SUFFIXES = {".pdf"}
-HEADING_RATIO = 1.15
 DPI = 144
 MIN_IMAGE_PT = 24
 MIN_BOOKMARKS = 2
-_FIGURE = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
-_TABLE = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
-_BULLETS = set("•‣◦▪▫●○■□►▸➢➤–—")      # a list item, even set bold
 
 
 def claim(files: list[Path]) -> list[Path]:
@@ -86,34 +82,6 @@ class Item:
     caption: str = ""
     level: int = 0
     rule: str = ""
-
-
-SET_OFF = 0.5      # of the body size: the space above and below a bold lower-case heading
-
-
-def looks_like_heading(ln: Line, body: float, before: Line | None = None, after: Line | None = None) -> bool:
-    """Typography: larger than the body text, or bold and short; never a bare number, a caption, a
-    list item, monospaced text, a line set in a math font (a figure's large "θ") or a line that ends a clause.
-    A bold line at the body size that opens in lower case is a heading ("nbconvert") only when set
-    off by space from the lines ``before`` and ``after`` it (None: the page's edge); set solid, it
-    is a code listing's keywords ("begin", "end if") or a table's column head ("classic")."""
-    text = ln.text.strip()
-    if not re.search(r"[^\W\d_]", text) or ln.mono or ln.math or _FIGURE.match(text) or _TABLE.match(text):
-        return False
-    if text[:1] in _BULLETS:
-        return False
-    if len(text.split()) > 15 or text.endswith((",", ";")) or ln.chars <= 1:
-        return False
-    if text.endswith(".") and len(text.split()) > 8:
-        return False
-    if ln.size >= body * HEADING_RATIO:
-        return True
-    if not ln.bold or ln.size < body - 0.2:
-        return False
-    if not next((c for c in text if c.isalnum()), "").islower():
-        return True
-    space = SET_OFF * body
-    return (before is None or ln.top - before.bottom >= space) and (after is None or after.top - ln.bottom >= space)
 
 
 class _Reader:
@@ -187,7 +155,7 @@ class _Reader:
                               level=ln.level, rule=ln.rule))
         for item in items:
             item.text = " ".join(ln.text for ln in item.lines)
-            if item.kind == "text" and (_FIGURE.match(item.text) or _TABLE.match(item.text)):
+            if item.kind == "text" and (FIGURE_CAPTION.match(item.text) or TABLE_CAPTION.match(item.text)):
                 item.kind = "caption"
         for i, im in enumerate(page.images):
             x0, top, x1, bottom = im["x0"], im["top"], im["x1"], im["bottom"]
@@ -207,7 +175,7 @@ class _Reader:
         """A table caption moves onto the nearest table; figure captions stay beside their image
         (TreeBuilder links a caption to the image just before or after it)."""
         out = list(items)
-        for cap in [i for i in items if i.kind == "caption" and _TABLE.match(i.text)]:
+        for cap in [i for i in items if i.kind == "caption" and TABLE_CAPTION.match(i.text)]:
             tables = [t for t in out if t.kind == "table" and not t.caption]
             if tables:
                 near = min(tables, key=lambda t: min(abs(t.top - cap.bottom), abs(cap.top - t.bottom)))

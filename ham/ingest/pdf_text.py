@@ -14,6 +14,9 @@ separates two words (a running head's left and right parts, a table of contents'
 columns). Section numbers typeset with spaced dots ("1 . 2 . 1") are closed up ("1.2.1").
 pdfplumber starts a new word at every font or size change; words that touch on one baseline are
 joined without a space (``joined``: "checkbox," in code font and text font, not "checkbox ,").
+
+Which lines look like headings by typography alone (``looks_like_heading``) is decided here too:
+the PDF reader (``ham.ingest.pdf``) applies it below an outline or where there is none.
 """
 from __future__ import annotations
 
@@ -41,6 +44,10 @@ _MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewrite
                    re.I)
 # math fonts: TeX's (cmmi, cmsy, cmex, the AMS and Euler ones), OpenType math faces, Adobe's Symbol
 _MATH = re.compile(r"^(?:cmmi|cmsy|cmex|cmbsy|msam|msbm|eufm|eusm|eurm|rsfs|lmmath|symbol(?:mt)?$)|math", re.I)
+HEADING_RATIO = 1.15   # a line this much larger than the body text is a heading
+FIGURE_CAPTION = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
+TABLE_CAPTION = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
+_BULLETS = set("•‣◦▪▫●○■□►▸➢➤–—")      # a list item, even set bold
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
 
@@ -243,3 +250,32 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset()) -> list[
         if not inside_tables(w):
             words.append(w)
     return columns(group_lines(words), float(page.width))
+
+
+SET_OFF = 0.5      # of the body size: the space above and below a bold lower-case heading
+
+
+def looks_like_heading(ln: Line, body: float, before: Line | None = None, after: Line | None = None) -> bool:
+    """Typography: larger than the body text, or bold and short. Never a bare number, a caption, a
+    list item, unmapped glyphs, monospaced text, a math font's line (a figure's large "θ") or a line
+    ending a clause. A bold body-size line opening in lower case ("nbconvert") must be set off by
+    space from the lines ``before`` and ``after`` it (None: the page's edge): set solid, it is a
+    listing's keywords ("begin", "end if") or a table's column head ("classic")."""
+    text = ln.text.strip()
+    if not re.search(r"[^\W\d_]", text) or ln.mono or ln.math or FIGURE_CAPTION.match(text) \
+            or TABLE_CAPTION.match(text):
+        return False
+    if text[:1] in _BULLETS or "(cid:" in text:     # a list item; glyphs without text (a music font's)
+        return False
+    if len(text.split()) > 15 or text.endswith((",", ";")) or ln.chars <= 1:
+        return False
+    if text.endswith(".") and len(text.split()) > 8:
+        return False
+    if ln.size >= body * HEADING_RATIO:
+        return True
+    if not ln.bold or ln.size < body - 0.2:
+        return False
+    if not next((c for c in text if c.isalnum()), "").islower():
+        return True
+    space = SET_OFF * body
+    return (before is None or ln.top - before.bottom >= space) and (after is None or after.top - ln.bottom >= space)

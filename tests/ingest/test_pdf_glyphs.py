@@ -1,7 +1,7 @@
 """Glyph codes pdfminer leaves unmapped, "(cid:N)", read back where the font's encoding is TeX's
 (ham.ingest.pdf_glyphs): an old LaTeX manual's "fi" ligature is "fi", not "(cid:12)"."""
 from ham.ingest.pdf_glyphs import decoded, unmapped
-from ham.ingest.pdf_text import page_lines
+from ham.ingest.pdf_text import Line, looks_like_heading, page_lines
 
 
 def _chars(text: str, font: str, x0: float = 72.0) -> list[dict]:
@@ -43,3 +43,12 @@ def test_tex_ligatures_and_symbols_are_read_back_by_font():
 def test_page_lines_read_the_words_with_their_glyphs_decoded():
     page = _Page([_chars("glp", "CMR10"), _chars("(cid:12)nd", "CMR10", x0=95), _chars("row", "CMR10", x0=125)])
     assert [ln.text for ln in page_lines(page, lambda w: False)] == ["glp find row"]
+
+
+def test_a_line_of_unmapped_glyphs_or_a_list_item_is_never_a_heading():
+    # a music font's noteheads in a large example (lilypond's manual): glyph codes, not words
+    def line(text):
+        return Line(text, 16.0, False, 72, 300, 100, 116, len(text))
+    assert looks_like_heading(line("Relocation files"), 10.9)
+    assert not looks_like_heading(line("(cid:5) ª h h h h"), 10.9)
+    assert not looks_like_heading(line("• pdebuild = pbuilder + dpkg-buildpackage"), 10.9)   # a list item
