@@ -68,6 +68,7 @@ PAPER_SECTIONS = {
     "conclusion and future work", "future work", "acknowledgements", "acknowledgments",
     "acknowledgement", "acknowledgment", "references", "bibliography", "appendix", "appendices",
     "supplementary material", "ethics statement", "broader impact", "keywords", "index terms",
+    "ccs concepts", "acm reference format",     # ACM's front matter
     "摘要", "引言", "相关工作", "方法", "实验", "结论", "参考文献", "附录", "致谢",
 }
 MANUAL_SECTIONS = {
@@ -177,7 +178,7 @@ def levels_informative(levels: list[int], titles: list[str] | None = None, autho
 
 # names that are top level even in a numbered document (an unnumbered "Results" there is more
 # likely a run-in heading of a numbered section)
-STRONG_TOP = {"abstract", "keywords", "index terms", "introduction", "background", "related work", "related works",
+STRONG_TOP = {"abstract", "keywords", "index terms", "ccs concepts", "acm reference format", "introduction", "background", "related work", "related works",
               "prior work", "conclusion", "conclusions", "conclusion and future work", "limitations",
               "acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment", "references",
               "bibliography", "appendix", "appendices", "supplementary material", "ethics statement",

@@ -130,6 +130,12 @@ def test_a_bare_a_is_an_article_unless_other_letters_or_decimals_number():
     assert _depths(["1 Intro", "1.1 Scope", "R Internals", "Notes", "A Proofs", "A.1 Lemma"]) == [1, 2, 3, 3, 1, 2]
 
 
+def test_acm_front_matter_labels_are_top_level():
+    # a parser's all-level-1 ACM paper: the front-matter labels are siblings of the abstract
+    assert _depths(["ABSTRACT", "CCS CONCEPTS", "KEYWORDS", "ACM Reference Format:", "1 INTRODUCTION",
+                    "Baselines"]) == [1, 1, 1, 1, 1, 2]
+
+
 def test_years_and_values_are_not_numbering():
     from ham.ingest.levels import numbering_of
 
