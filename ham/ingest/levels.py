@@ -56,6 +56,9 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("paren-num", re.compile(r"^\(\s*(?P<n>\d{1,2})\s*\)\s*\S")),
     ("paren-alpha", re.compile(r"^\(?(?P<n>[a-z])\)\s+\S")),
 ]
+# a chapter opener's label, a line or heading of its own above the title: "CHAPTER", "Chapter 3",
+# "Part II", "Appendix A" (the PDF reader and the parser-output pass both join it to the title)
+CHAPTER_LABEL = re.compile(r"^(?:chapter|part|appendix|lesson|unit)(?:\s+(?:\d{1,3}|[ivxlcdm]{1,7}|[a-z]))?\.?$", re.I)
 _STEP = re.compile(r"^\s*(?:Step|STEP|步骤|第\s*\d+\s*步)\s*(\d+)?")
 _STEP_TITLE = re.compile(r"^\s*(?:Step|STEP)\s+\d+\b|^\s*步骤\s*\d+|^\s*第\s*[\d一二三四五六七八九十]+\s*步")
 
@@ -178,7 +181,8 @@ def levels_informative(levels: list[int], titles: list[str] | None = None, autho
 
 # names that are top level even in a numbered document (an unnumbered "Results" there is more
 # likely a run-in heading of a numbered section)
-STRONG_TOP = {"abstract", "keywords", "index terms", "ccs concepts", "acm reference format", "introduction", "background", "related work", "related works",
+STRONG_TOP = {"abstract", "keywords", "index terms", "ccs concepts", "acm reference format", "introduction",
+              "background", "related work", "related works",
               "prior work", "conclusion", "conclusions", "conclusion and future work", "limitations",
               "acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment", "references",
               "bibliography", "appendix", "appendices", "supplementary material", "ethics statement",

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
+from ham.ingest.levels import CHAPTER_LABEL
 from ham.ingest.pdf_text import Line
 from ham.text import normalise_ws
 
@@ -46,7 +47,6 @@ _TOC_ENTRY = re.compile(rf"^.{{2,}}?(?:\s*(?:\.\s?){{2,}}|…+|\s)\s*(?:\d{{1,4}
 _NUMBER_WORDS = {w: i + 1 for i, w in enumerate(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
-_LABEL = re.compile(rf"^(?:chapter|part|appendix|lesson|unit)(?:\s+(?:\d{{1,3}}|{_ROMAN}|[a-z]))?\.?$", re.I)
 
 
 def masked(text: str) -> str:
@@ -156,7 +156,7 @@ def is_toc_page(lines: list[Line]) -> bool:
 def opener_label(line: Line, body: float) -> bool:
     """A chapter opener's label: "CHAPTER", "ONE", "Chapter 3", "Part II", or a big numeral."""
     text = normalise_ws(line.text).strip(" .:")
-    if _LABEL.match(text) or text in _NUMBER_WORDS:
+    if CHAPTER_LABEL.match(text) or text in _NUMBER_WORDS:
         return True
     return bool(re.fullmatch(r"\d{1,2}|[ivxlc]{1,5}|[a-z]", text)) and line.size >= 1.6 * body
 

@@ -224,9 +224,11 @@ def nest_below_outline(pages: list[list[Line]], deeper: int) -> None:
     level ``deeper``) one level per style: the larger size, then bold, is the shallower, so a
     revision history's 12pt "1.55a (2022/04/10)" holds its 10.9pt bold "Bug fixes". Sizes within
     half a point are one style."""
+    def style(ln: Line) -> tuple[float, bool]:
+        return round(ln.size * 2) / 2, ln.bold
+
     heads = [ln for lines in pages for ln in lines if ln.role == "heading" and ln.rule.startswith(BELOW)]
-    styles = sorted({(round(ln.size * 2) / 2, ln.bold) for ln in heads}, reverse=True)
-    rank = {style: min(i, STYLE_LEVELS - 1) for i, style in enumerate(styles)}
+    rank = {s: min(i, STYLE_LEVELS - 1) for i, s in enumerate(sorted({style(ln) for ln in heads}, reverse=True))}
     for ln in heads:
-        ln.level = deeper + rank[round(ln.size * 2) / 2, ln.bold]
+        ln.level = deeper + rank[style(ln)]
         ln.rule = f"{BELOW} ({ln.size:g}pt{', bold' if ln.bold else ''}): level {ln.level}"

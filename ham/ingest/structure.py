@@ -38,7 +38,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ham.ingest.blocks import Block, same_title
-from ham.ingest.levels import LevelResolver, is_step_title, levels_informative, numbering_of, vocabulary_of
+from ham.ingest.levels import (CHAPTER_LABEL, LevelResolver, is_step_title, levels_informative, numbering_of,
+                               vocabulary_of)
 from ham.text import clean_text, normalise_ws
 
 _TOC_TITLES = {"contents", "table of contents", "目录", "目 录", "目次", "inhalt", "inhaltsverzeichnis",
@@ -221,21 +222,21 @@ def join_tables(blocks: list[Block], report, path) -> list[Block]:
     return out
 
 
-_OPENER = re.compile(r"^(?:(?:chapter|part|appendix|lesson|unit)(?:\s+(?:\d{1,3}|[ivxlc]{1,7}|[a-z]))?|\d{1,2})$", re.I)
-
-
 def join_openers(blocks: list[Block], report, path) -> list[Block]:
-    """Pass 4 (module docstring): a chapter label heading joined to the heading right after it."""
+    """Pass 4 (module docstring): a chapter label heading (``levels.CHAPTER_LABEL`` or a bare
+    number up to 99) joined to the heading right after it."""
     out: list[Block] = []
     for b in blocks:
         prev = out[-1] if out else None
         if prev is not None and b.kind == "heading" and prev.kind == "heading" and prev.page == b.page \
-                and not is_step_title(b.text) and _OPENER.match(normalise_ws(clean_text(prev.text)).strip(" .:")):
-            out[-1] = replace(b, text=f"{normalise_ws(clean_text(prev.text)).strip(' .:')} {b.text}",
-                              meta={**prev.meta, **b.meta,
-                                    "anchors": [*prev.meta.get("anchors", ()), *b.meta.get("anchors", ())]})
-            report.exclude(path, "chapter opener label (joined to its title)")
-            continue
+                and not is_step_title(b.text):
+            label = normalise_ws(clean_text(prev.text)).strip(" .:")
+            if CHAPTER_LABEL.match(label) or re.fullmatch(r"\d{1,2}", label):
+                out[-1] = replace(b, text=f"{label} {b.text}",
+                                  meta={**prev.meta, **b.meta,
+                                        "anchors": [*prev.meta.get("anchors", ()), *b.meta.get("anchors", ())]})
+                report.exclude(path, "chapter opener label (joined to its title)")
+                continue
         out.append(b)
     return out
 

@@ -55,37 +55,37 @@ def fake_urlopen(served: dict, calls: list):
     return urlopen
 
 
-def test_exact_version_from_apt_when_apt_has_it(fetch, monkeypatch, tmp_path):
+def sources(fetch, monkeypatch, apt_offers: str | None, served: dict) -> tuple[list, list]:
+    """apt with only ``apt_offers`` (None: no apt) and mirrors serving ``served``: the apt specs
+    and URLs asked for, in order."""
     apt_calls, urls = [], []
-    monkeypatch.setattr(fetch.shutil, "which", lambda _: "/usr/bin/apt-get")
-    monkeypatch.setattr(fetch.subprocess, "run", fake_apt("2.0-1", apt_calls))
-    monkeypatch.setattr(fetch.urllib.request, "urlopen", fake_urlopen({}, urls))
+    monkeypatch.setattr(fetch.shutil, "which", lambda _: None if apt_offers is None else "/usr/bin/apt-get")
+    monkeypatch.setattr(fetch.subprocess, "run", fake_apt(apt_offers, apt_calls))
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", fake_urlopen(served, urls))
+    return apt_calls, urls
+
+
+def test_exact_version_from_apt_when_apt_has_it(fetch, monkeypatch, tmp_path):
+    apt_calls, urls = sources(fetch, monkeypatch, "2.0-1", {})
     assert fetch.download(MANUAL, "http://mirror/debian", tmp_path) == (b"deb 2.0-1", "2.0-1")
     assert apt_calls == ["pkg-doc=2.0-1"] and urls == []
 
 
 def test_security_archive_before_the_older_release_apt_offers(fetch, monkeypatch, tmp_path):
-    apt_calls, urls = [], []
     security = f"{fetch.SECURITY_MIRROR}/{MANUAL['filename']}"
-    monkeypatch.setattr(fetch.shutil, "which", lambda _: "/usr/bin/apt-get")
-    monkeypatch.setattr(fetch.subprocess, "run", fake_apt("1.8-1", apt_calls))
-    monkeypatch.setattr(fetch.urllib.request, "urlopen", fake_urlopen({security: b"exact"}, urls))
+    apt_calls, urls = sources(fetch, monkeypatch, "1.8-1", {security: b"exact"})
     assert fetch.download(MANUAL, "http://mirror/debian", tmp_path) == (b"exact", "2.0-1")
     assert apt_calls == ["pkg-doc=2.0-1"]
     assert urls == [f"http://mirror/debian/{MANUAL['filename']}", security]
 
 
 def test_other_release_only_when_no_source_has_the_pinned_one(fetch, monkeypatch, tmp_path):
-    apt_calls, urls = [], []
-    monkeypatch.setattr(fetch.shutil, "which", lambda _: "/usr/bin/apt-get")
-    monkeypatch.setattr(fetch.subprocess, "run", fake_apt("1.8-1", apt_calls))
-    monkeypatch.setattr(fetch.urllib.request, "urlopen", fake_urlopen({}, urls))
+    apt_calls, urls = sources(fetch, monkeypatch, "1.8-1", {})
     assert fetch.download(MANUAL, "http://mirror/debian", tmp_path) == (b"deb 1.8-1", "1.8-1")
     assert apt_calls == ["pkg-doc=2.0-1", "pkg-doc"] and len(urls) == 2
 
 
 def test_no_apt_and_no_mirror_is_a_clear_error(fetch, monkeypatch, tmp_path):
-    monkeypatch.setattr(fetch.shutil, "which", lambda _: None)
-    monkeypatch.setattr(fetch.urllib.request, "urlopen", fake_urlopen({}, []))
+    sources(fetch, monkeypatch, None, {})
     with pytest.raises(SystemExit, match="pkg-doc 2.0-1: not found"):
         fetch.download(MANUAL, "http://mirror/debian", tmp_path)
