@@ -65,7 +65,8 @@ _STEP_TITLE = re.compile(r"^\s*(?:Step|STEP)\s+\d+\b|^\s*步骤\s*\d+|^\s*第\s*
 # Sections of papers and of manuals that are top level wherever they appear (lower-case, no numbers)
 PAPER_SECTIONS = {
     "abstract", "introduction", "background", "related work", "related works", "prior work",
-    "preliminaries", "method", "methods", "methodology", "approach", "our approach", "model",
+    "preliminaries", "preliminaries and notation", "preliminaries and notations", "notation", "notations",
+    "problem formulation", "problem statement", "problem definition", "method", "methods", "methodology", "approach", "our approach", "model",
     "experiments", "experimental setup", "experimental results", "evaluation", "results",
     "results and discussion", "discussion", "analysis", "limitations", "conclusion", "conclusions",
     "conclusion and future work", "future work", "acknowledgements", "acknowledgments",
@@ -313,6 +314,7 @@ class LevelResolver:
         self.stack: list[_Open] = []
         self.class_depth: dict[tuple[float, str], int] = {}
         self.anchor = 0            # depth of the last heading placed by real evidence
+        self.last_number: tuple[Numbering, int] | None = None   # the last numbered heading and its depth
         self.after_back_matter = False
         self._i = 0
 
@@ -349,7 +351,33 @@ class LevelResolver:
         self.stack.append(_Open(style, depth, size=size))
         return depth, f"numbering {n.number} ({style}) nested in the open numbering -> depth {depth}"
 
+    def _inside_open_number(self, i: int, depth: int, rule: str) -> tuple[int, str]:
+        """An unnumbered heading between "7" and "7.2" is inside "7" whatever its size says: the
+        next numbered heading continues the last one's numbering, and the tree is read in order
+        (MinerU's "警告" warning label, set as large as the chapters, had "7.2" nested below it)."""
+        if self.last_number is None:
+            return depth, rule
+        last, last_depth = self.last_number
+        after = next((n for n in self.numbered[i + 1:] if n is not None), None)
+        if after is None or depth > last_depth or last.style not in _DOTTED or after.style != last.style \
+                or not after.number.startswith(last.number + "."):
+            return depth, rule
+        return last_depth + 1, f"{rule}; inside {last.number}, as {after.number} follows -> depth {last_depth + 1}"
+
     def next(self, title: str) -> tuple[int, str]:
+        depth, rule = self._next(title)
+        i = self._i - 1
+        n = self.numbered[i]
+        if n is not None:
+            self.last_number = (n, depth)
+            return depth, rule
+        placed, anchored = (depth, rule), self.anchor == depth
+        depth, rule = self._inside_open_number(i, depth, rule)
+        if anchored and (depth, rule) != placed:
+            self.anchor = depth
+        return depth, rule
+
+    def _next(self, title: str) -> tuple[int, str]:
         i = self._i
         self._i += 1
         n, size, face = self.numbered[i], self.sizes[i], self.types[i]

@@ -46,6 +46,7 @@ _TOC_TITLES = {"contents", "table of contents", "目录", "目 录", "目次", "
                "sommaire", "table des matières", "índice", "indice", "contenido", "contenidos", "目录 contents",
                "目 录 contents", "contents 目录", "toc"}
 _TOC_LINE = re.compile(r"^.{2,}?(?:\s*(?:\.{2,}|…+|·{2,}|_{3,}|-{3,})\s*|\t+)(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.I)
+_TOC_NUMBERED = re.compile(r"^.*?\S[\s.·…_]+(?:\d{1,4}|[ivxlc]{1,6})$", re.I)
 _PAGE_NUMBER = re.compile(
     r"^(?:(?:page|pg\.?|p\.|seite|página)\s*\d+(?:\s*(?:of|/|von|de)\s*\d+)?"
     r"|第\s*\d+\s*页\s*[,，/]?\s*(?:共\s*\d+\s*页)?"
@@ -68,11 +69,16 @@ def is_toc_title(text: str) -> bool:
     return normalise_ws(text).strip(" :：") in _TOC_TITLES
 
 
-def is_toc_text(text: str) -> bool:
+def is_toc_text(text: str, listed: bool = False) -> bool:
+    """Lines of a table of contents: "Introduction ........ 3" (most lines). ``listed``: inside a
+    table of contents (after its heading), where leaders are often lost, also "1.2 研究意义 3" (a
+    short line ending in a page number) and "1.1 研究背景" (a numbered title whose page number
+    the parser dropped)."""
     lines = [ln.strip() for ln in clean_text(text).splitlines() if ln.strip()]
     if not lines:
         return False
-    hits = sum(1 for ln in lines if _TOC_LINE.match(ln))
+    hits = sum(1 for ln in lines if _TOC_LINE.match(ln)
+               or listed and len(ln) <= 80 and (_TOC_NUMBERED.match(ln) or numbering_of(ln) is not None))
     return hits >= max(1, 0.6 * len(lines))
 
 
@@ -136,34 +142,54 @@ def remove_furniture(blocks: list[Block], report, path) -> list[Block]:
     return [b for i, b in enumerate(blocks) if i not in drop]
 
 
+def _entry_key(text: str) -> str:
+    """A heading as a table of contents lists it and as the document sets it: its page number and
+    dot leaders gone."""
+    return re.sub(r"(?:[\s.·…_]*\d{1,4})?[\s.·…_]*$", "", normalise_ws(text))
+
+
+def _toc_entry(blocks: list[Block], at: int, ahead: Counter) -> bool:
+    """Inside a table of contents, a heading with no text of its own whose title (its page number
+    gone) is a later heading of the document is an entry of it, not a section: a parser marks the
+    entries of a thesis' "目录" as headings, "第二章 文献综述 7" then "2.1 理论基础 7", without leaders."""
+    after = blocks[at + 1] if at + 1 < len(blocks) else None
+    empty = after is None or after.kind == "heading" or (after.kind == "text" and is_toc_text(after.text, True))
+    return empty and ahead[_entry_key(blocks[at].text)] > 0
+
+
 def remove_front_matter(blocks: list[Block], report, path, title: str = "") -> list[Block]:
     """Tables of contents and credits (rules: module docstring)."""
     out: list[Block] = []
     n_toc = n_credit = 0
     in_toc = in_credits = False
-    headings_seen = 0
+    headings_seen, cover = 0, None
     first_page = next((b.page for b in blocks if b.page is not None), None)
-    for b in blocks:
+    ahead = Counter(_entry_key(b.text) for b in blocks if b.kind == "heading")   # headings not yet passed
+    for at, b in enumerate(blocks):
         text = clean_text(b.text).strip()
         if b.kind == "heading":
+            ahead[_entry_key(b.text)] -= 1
             if is_toc_title(text):
                 in_toc, in_credits = True, False
                 n_toc += 1
                 continue
-            if in_toc and (_TOC_LINE.match(text) or not text):
+            if in_toc and (_TOC_LINE.match(text) or not text or _toc_entry(blocks, at, ahead)):
                 n_toc += 1
                 continue
             in_toc = in_credits = False
-            if normalise_ws(text) in _FRONT_LABELS and not same_title(text, title) and headings_seen == 0:
+            cover_only = headings_seen == 1 and cover is not None and b.page is not None and b.page > cover
+            if normalise_ws(text) in _FRONT_LABELS and not same_title(text, title) and (headings_seen == 0 or cover_only):
                 in_credits = True
                 n_credit += 1
                 continue
             if not same_title(text, title):
                 headings_seen += 1
+                if headings_seen == 1 and b.page is not None and b.page == first_page:
+                    cover = b.page   # the one heading so far is on the first page: a cover's title
             out.append(b)
             continue
         if b.kind in ("text", "caption"):
-            if in_toc and is_toc_text(text):
+            if in_toc and is_toc_text(text, listed=True):
                 n_toc += 1
                 continue
             in_toc = False

@@ -111,6 +111,15 @@ def test_font_sizes_place_unnumbered_headings():
     assert _depths(["1 Intro", "Related Work", "Graph RAG"], [12, 12, 10.9]) == [1, 1, 2]
 
 
+def test_an_unnumbered_heading_between_a_number_and_its_child_is_inside_the_number():
+    # MinerU's datasheet: a warning label set as large as the chapters, then "7.2"
+    depths = _depths(["6 Disclaimer", "7 Warning and risks", "Warning", "7.2 Types of Risks", "8 Drawing"],
+                     [20, 20, 20, 16, 20])
+    assert depths == [1, 1, 2, 2, 1]
+    # the same label before the next chapter stays where its size puts it
+    assert _depths(["7 Warning and risks", "7.1 Statement", "Warning", "8 Drawing"], [20, 16, 20, 20]) == [1, 2, 1, 1]
+
+
 def test_headings_without_evidence_stay_siblings():
     # Docling and MinerU's pipeline give every heading level 1; nothing says one holds the next
     # (Docling's own output of its multi_page.pdf test document)
@@ -134,6 +143,9 @@ def test_acm_front_matter_labels_are_top_level():
     # a parser's all-level-1 ACM paper: the front-matter labels are siblings of the abstract
     assert _depths(["ABSTRACT", "CCS CONCEPTS", "KEYWORDS", "ACM Reference Format:", "1 INTRODUCTION",
                     "Baselines"]) == [1, 1, 1, 1, 1, 2]
+    # an AAAI paper's "Preliminaries and Notations" is a section of its own, not Related Work's
+    assert _depths(["Introduction", "Related Work", "Graph RAG", "Preliminaries and Notations", "Method"]) == \
+        [1, 1, 2, 1, 1]
 
 
 def test_years_and_values_are_not_numbering():

@@ -113,3 +113,89 @@ def test_a_chapter_number_heading_joins_the_title_after_it(tmp_path):
     assert [(n.kind, n.title) for n in doc.root.walk() if n.kind in ("section", "subsection")] == [
         ("section", "1 Securing and protecting IBM DB2 data"), ("subsection", "1.1 Security fundamentals")]
     assert report.excluded["redbook_content_list.json"]["chapter opener label (joined to its title)"] == 1
+
+
+def _middle(pages):
+    """A middle.json: per page, (type, [line heights], text) blocks; a title's text is split into
+    spans as MinerU splits CJK lines."""
+    def block(kind, heights, text):
+        parts = [text[i:i + 6] for i in range(0, len(text), 6)] or [""]
+        return {"type": kind, "lines": [{"bbox": [0, 0, 100, h], "spans": [{"type": "text", "content": p}
+                                                                         for p in (parts if i == 0 else ["x"])]}
+                                        for i, h in enumerate(heights)]}
+    return {"pdf_info": [{"page_idx": n, "para_blocks": [block(*b) for b in blocks]} for n, blocks in enumerate(pages)]}
+
+
+def test_middle_json_titles_match_despite_ligatures_and_split_spans(tmp_path):
+    # a research report: a rating box first, the report's title (larger, its spans split) after it
+    items = [{"type": "text", "text": "增持（维持）", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "高测股份：扩产4000万公里金刚线", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "The response of flow duration curves", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "投资要点", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "事件：公司拟签署投资协议。", "page_idx": 0}]
+    middle = _middle([[("title", [16], "增持（维持）"), ("title", [19], "高测股份：扩产4000万公 里金刚线"),
+                       ("title", [13], "The response of ﬂow duration curves"), ("title", [13], "投资要点")]])
+    (tmp_path / "r_content_list.json").write_text(json.dumps(items, ensure_ascii=False))
+    (tmp_path / "r_middle.json").write_text(json.dumps(middle, ensure_ascii=False))
+    docs, report = ingest_corpus(tmp_path)
+    assert report.problems == []
+    assert docs[0].title == "高测股份：扩产4000万公里金刚线"
+    assert node_titled(docs[0], "The response of flow duration curves").rule.startswith("font size 13pt")
+
+
+def _paper(tmp_path, paragraph_heights):
+    titles = [("Introduction", 14), ("Related Work", 15), ("Medication Recommendation", 15), ("Method", 15),
+              ("Graph Convolution", 17), ("Case Study", 19), ("Conclusion", 15)]
+    items, blocks = [{"type": "text", "text": "A Paper", "text_level": 1, "page_idx": 0}], [("title", [24], "A Paper")]
+    for title, height in titles:
+        items += [{"type": "text", "text": title, "text_level": 1, "page_idx": 0},
+                  {"type": "text", "text": f"Body of {title}.", "page_idx": 0}]
+        blocks += [("title", [height], title), ("text", paragraph_heights, "body")]
+    (tmp_path / "p_content_list.json").write_text(json.dumps(items))
+    (tmp_path / "p_middle.json").write_text(json.dumps(_middle([blocks])))
+    docs, _ = ingest_corpus(tmp_path)
+    return docs[0]
+
+
+def test_line_heights_as_noisy_as_the_paragraphs_say_nothing_about_levels(tmp_path):
+    # MinerU 2.x's pipeline: one paragraph's lines measure 10-14pt, so headings of 14-19pt are one size
+    doc = _paper(tmp_path, [12, 10, 14, 12, 13])
+    assert heading_path(doc, node_titled(doc, "Medication Recommendation")) == ["Related Work"]
+    assert heading_path(doc, node_titled(doc, "Case Study")) == ["Method"]
+    assert heading_path(doc, node_titled(doc, "Conclusion")) == []
+
+
+def test_precise_line_heights_keep_their_sizes(tmp_path):
+    doc = _paper(tmp_path, [12, 12, 12, 12, 12])
+    # every paragraph line measures the same: 19pt and 15pt are distinct sizes, and levels follow them
+    assert heading_path(doc, node_titled(doc, "Conclusion")) == ["Case Study"]
+    assert node_titled(doc, "Case Study").rule.startswith("font size 19pt")
+
+
+def test_size_chains_join_sizes_closer_than_the_noise():
+    from ham.ingest.mineru import size_chains
+
+    assert size_chains([19, 17, 15, 14, 12], 2.0) == {19: 19, 17: 19, 15: 19, 14: 19, 12: 19}
+    assert size_chains([19, 16, 15, 13], 2.0) == {19: 19, 16: 16, 15: 16, 13: 16}
+    assert size_chains([19, 17, 15], 0.0) == {19: 19, 17: 17, 15: 15}
+
+
+def test_table_of_contents_entries_marked_as_headings_and_credits_after_a_cover(tmp_path):
+    # a thesis as MinerU's pipeline gives it: the entries of its 目录 are headings, without leaders
+    h = lambda text, page: {"type": "text", "text": text, "text_level": 1, "page_idx": page}
+    t = lambda text, page: {"type": "text", "text": text, "page_idx": page}
+    items = [h("硕士研究生学位论文", 0), t("姓名：王", 0),
+             h("版权声明", 1), t("任何收存和保管本论文各种版本的单位和个人，未经同意不得转借。", 1),
+             h("摘要", 2), t("中小企业在推动技术创新方面发挥着作用。", 2),
+             h("目录", 3), h("第一章 引言", 3), t("1.1 研究背景\n1.2 研究意义 3", 3), h("第二章 文献综述 7", 3),
+             h("2.1 理论基础 7", 3), t("2.1.1 信息不对称理论..\n2.1.2 委托代理理论 8", 3),
+             h("第一章 引言", 4), h("1.1 研究背景", 4), t("中小企业数量持续增长。", 4),
+             h("第二章 文献综述", 5), h("2.1 理论基础", 5), t("信息不对称理论认为。", 5)]
+    (tmp_path / "thesis_content_list.json").write_text(json.dumps(items, ensure_ascii=False))
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert doc.title == "硕士研究生学位论文"
+    assert [n.title for n in doc.root.children if n.kind == "section"] == ["摘要", "第一章 引言", "第二章 文献综述"]
+    assert heading_path(doc, node_titled(doc, "2.1 理论基础")) == ["第二章 文献综述"]
+    excluded = report.excluded["thesis_content_list.json"]
+    assert excluded["table of contents"] == 6 and excluded["front matter (copyright, credits)"] == 2
