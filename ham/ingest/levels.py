@@ -161,23 +161,48 @@ def vocabulary_of(title: str) -> str | None:
     return None
 
 
-def levels_informative(levels: list[int], titles: list[str] | None = None, authored: bool = True) -> bool:
+def levels_informative(levels: list[int], titles: list[str] | None = None, authored: bool = True,
+                       numbering_overrules: bool = True) -> bool:
     """Whether a source's heading levels say something. Levels that differ do. Equal levels (or
     none) do not when they come from a parser (``authored=False``: MinerU's pipeline gives every
     heading level 1, a PDF has none) and there are two headings or more; when an author chose
     them (Markdown, HTML, DOCX styles) they do, unless the numbering nests where the levels do
-    not ("1" and "1.1" both ``#``)."""
+    not ("1" and "1.1" both ``#``). Levels that differ say something unless the numbering
+    contradicts them (``numbering_contradicts``; not asked when ``numbering_overrules`` is off:
+    a PDF's outline)."""
     given = [lv for lv in levels if lv > 0]
     if len(given) < len(levels):
         return False if not given else len(set(given)) > 1
     if len(set(given)) > 1:
-        return True
+        return not (numbering_overrules and numbering_contradicts(levels, titles or []))
     if not authored:
         return len(given) < 2
     numbered = [numbering_of(t) for t in titles or []]
     depths = {n.parts for n in numbered if n is not None and n.style in ("decimal", "alpha", "appendix")}
     chapters = any(n is not None and n.style in ("chapter", "zh-chapter", "part") for n in numbered)
     return not (len(depths) > 1 or (chapters and depths))
+
+
+def numbering_contradicts(levels: list[int], titles: list[str]) -> bool:
+    """Whether the levels a source gives its decimal-numbered headings do not follow the numbering:
+    taking, for each depth of numbering ("1" / "1.1" / "1.1.1"), the level most of its headings
+    have, those levels do not rise with the depth, or 2 headings or more (and a tenth of the
+    numbered ones) sit at another level than their depth's. Marker's Markdown of the AArch64
+    procedure call standard sets "1.1 Abstract" and "1.5" with "#", "1.2" with "##"."""
+    by_depth: dict[int, list[int]] = {}
+    for level, title in zip(levels, titles):
+        n = numbering_of(title)
+        if n is not None and n.style == "decimal":
+            by_depth.setdefault(n.parts, []).append(level)
+    by_depth = {d: lv for d, lv in by_depth.items() if len(lv) >= 2}   # one heading of a depth says little
+    if len(by_depth) < 2:
+        return False
+    usual = {d: max(set(lv), key=lv.count) for d, lv in by_depth.items()}
+    ordered = [usual[d] for d in sorted(usual)]
+    if any(a >= b for a, b in zip(ordered, ordered[1:])):
+        return True
+    off = sum(1 for d, lv in by_depth.items() for x in lv if x != usual[d])
+    return off >= max(2, 0.1 * sum(map(len, by_depth.values())))
 
 
 # names that are top level even in a numbered document (an unnumbered "Results" there is more

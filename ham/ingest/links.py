@@ -6,7 +6,7 @@ where they sit and ``meta["links"]`` (the names a leaf's text links to) on leave
 corpus at once (a link may cross documents): an anchor names its node's nearest enclosing section
 (a step's or a leaf's is the section holding it; the title's is the document); a link to
 ``page.html#id`` whose anchor is not found falls back to ``page.html`` (the page's first section,
-or its document when the page is one). A leaf's ``refs`` lists the sections it points to, in link
+or its document when the page is one), unless the page is the leaf's own: then it is unresolved. A leaf's ``refs`` lists the sections it points to, in link
 order, once each, leaving out its own section, those enclosing it and its own document's root
 (the tree already relates them; a link to the manual's front page says nothing about the
 passage); another document's root stays (a Markdown file pointing to another file). What survives is kept on the leaf (``refs``, into the unit's
@@ -37,11 +37,17 @@ def resolve_refs(docs: list[Document], report: IngestReport | None = None) -> No
         for child in node.children:
             visit(doc, child, here)
 
+    def fallback(link: str, leaf: Node) -> str | None:
+        # another page's unknown anchor: that page; an unknown anchor of the leaf's own file says
+        # nothing (Marker's "#page-3-0" on a table of contents that was left out is not the file's top)
+        page = link.split("#", 1)[0]
+        return None if page == leaf.source else target.get(page)
+
     for doc in docs:
         visit(doc, doc.root, [])
     for doc, leaf, own in holders:
         links = leaf.meta.pop("links")
-        resolved = [s for link in links if (s := target.get(link) or target.get(link.split("#", 1)[0]))]
+        resolved = [s for link in links if (s := target.get(link) or fallback(link, leaf))]
         refs = list(dict.fromkeys(s for s in resolved if s not in own))
         if report is not None:
             report.measure(doc.source, "links", len(links))

@@ -16,7 +16,11 @@ Rules
     * Tables become table blocks of ``a | b | c`` rows: icons in cells stay as ``[alt]``, a real
       image in a cell follows the table with its row's text as caption; code blocks and fences are
       text. A leading YAML front-matter block is metadata and skipped.
-    * Raw HTML blocks go through the HTML walker (their images and tables count).
+    * Raw HTML blocks go through the HTML walker (their images and tables count). Inline HTML is
+      dropped but for ``<br>`` (a line break; a space in a table cell) and ``id`` / ``name``
+      attributes, which are anchors of the block they sit in or before (Marker writes
+      ``<span id="page-3-1"></span>`` into headings for its links ``[x](#page-3-1)``); Marker's
+      page separators (``{3}`` and a rule of dashes) are left out and counted.
     * Image references keep the text as written (``Block.image``) and are resolved against the
       Markdown file's folder (``Block.image_path``; None when unusable, with a report entry).
 
@@ -44,6 +48,15 @@ from ham.text import split_sentences
 
 SUFFIXES = {".md", ".markdown"}
 SUFFIXES_LINKED = (".md", ".markdown")
+_ID_ATTR = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
+_BREAK = re.compile(r"^<br\s*/?>$", re.I)
+_PAGE_SEPARATOR = re.compile(r"^\{\d+\}-{10,}$")   # Marker's --paginate_output: "{3}" and 48 dashes
+
+
+def html_ids(html: str) -> list[str]:
+    """The ``id`` / ``name`` attributes of raw HTML: anchors a link can point to (Marker writes
+    ``<span id="page-3-1"></span>`` into headings and before paragraphs for its internal links)."""
+    return _ID_ATTR.findall(html)
 
 
 def heading_slugs(title: str) -> list[str]:
@@ -80,6 +93,8 @@ def inline_text(tokens: list[Token]) -> str:
             parts.append("\n")
         elif tok.type == "image":
             parts.append(inline_text(tok.children or []))
+        elif tok.type == "html_inline" and _BREAK.match(tok.content.strip()):
+            parts.append("\n")   # "25th November<br>2011" (a table cell's line break)
     return "".join(parts)
 
 
@@ -93,6 +108,7 @@ class _BlockStream:
         self.lists: list[str] = []  # "steps", "ol" (a numbered list inside another list) or "ul"
         self.numbers: list[int] = []  # item counter of each open list
         self.pending: list[str] = []  # list lines waiting to become one text block
+        self.ids: list[str] = []  # raw HTML ids waiting for the next block (anchors where it sits)
         self.item_start = False
         self.list_rule = ""
         self._resolved: dict[str, str | None] = {}
@@ -104,14 +120,22 @@ class _BlockStream:
         block.source = self.rel
         if block.kind in ("text", "table") and self.links:
             block.meta["links"] = self.take_links()
+        self.take_ids(block)
         self.blocks.append(block)
+
+    def take_ids(self, block: Block) -> None:
+        if self.ids:
+            block.meta["anchors"] = [*block.meta.get("anchors", ()), *(f"{self.rel}#{i}" for i in self.ids)]
+            self.ids = []
 
     def flush_list_text(self) -> None:
         if self.pending:
             text = "\n".join(self.pending)
             self.pending = []
             links = self.take_links()
-            self.blocks.append(Block(kind="text", text=text, source=self.rel, meta={"links": links} if links else {}))
+            block = Block(kind="text", text=text, source=self.rel, meta={"links": links} if links else {})
+            self.take_ids(block)
+            self.blocks.append(block)
 
     def take_links(self) -> list[str]:
         """The pending links, once each, for the text block being emitted."""
@@ -130,6 +154,9 @@ class _BlockStream:
     def text(self, text: str) -> None:
         text = text.strip()
         if not text:
+            return
+        if _PAGE_SEPARATOR.match(text):
+            self.report.exclude(self.path, "page separator (Marker)")
             return
         in_bullets = bool(self.lists) and self.lists[-1] in ("ul", "ol")
         if self.item_start and in_bullets:
@@ -156,11 +183,13 @@ class _BlockStream:
             children = tokens[i + 1].children or []
             title = inline_text([t for t in children if t.type != "image"])
             self.links = []
+            self.ids += [i for t in children if t.type == "html_inline" for i in html_ids(t.content)]
             self.emit(Block(kind="heading", text=title, level=int(tok.tag[1]),
                             meta={"anchors": [f"{self.rel}#{slug}" for slug in heading_slugs(title)]}))
             self.inline_images(children, text=False)  # an image in a heading follows it
             return i + 3
         if kind == "paragraph_open":
+            self.ids += [i for t in tokens[i + 1].children or [] if t.type == "html_inline" for i in html_ids(t.content)]
             self.note_links(tokens[i + 1].children or [])
             self.inline_images(tokens[i + 1].children or [], text=True)
             return i + 3
@@ -175,6 +204,7 @@ class _BlockStream:
         elif kind in ("fence", "code_block"):
             self.emit(Block(kind="text", text=tok.content.rstrip("\n")))
         elif kind == "html_block":
+            self.ids += html_ids(tok.content)
             for block in fragment_blocks(tok.content, self.path, self.root, self.report):
                 self.emit(block)
         elif kind == "table_open":

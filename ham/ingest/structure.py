@@ -40,6 +40,7 @@ from pathlib import Path
 from ham.ingest.blocks import Block, same_title
 from ham.ingest.levels import (CHAPTER_LABEL, LevelResolver, is_step_title, levels_informative, numbering_of,
                                vocabulary_of)
+from ham.ingest.pdf_outline import RULE as OUTLINE_RULE
 from ham.text import clean_text, normalise_ws
 
 _TOC_TITLES = {"contents", "table of contents", "目录", "目 录", "目次", "inhalt", "inhaltsverzeichnis",
@@ -47,6 +48,7 @@ _TOC_TITLES = {"contents", "table of contents", "目录", "目 录", "目次", "
                "目 录 contents", "contents 目录", "toc"}
 _TOC_LINE = re.compile(r"^.{2,}?(?:\s*(?:\.{2,}|…+|·{2,}|_{3,}|-{3,})\s*|\t+)(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.I)
 _TOC_NUMBERED = re.compile(r"^.*?\S[\s.·…_]+(?:\d{1,4}|[ivxlc]{1,6})$", re.I)
+_PAGE_CELL = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,6})$", re.I)
 _PAGE_NUMBER = re.compile(
     r"^(?:(?:page|pg\.?|p\.|seite|página)\s*\d+(?:\s*(?:of|/|von|de)\s*\d+)?"
     r"|第\s*\d+\s*页\s*[,，/]?\s*(?:共\s*\d+\s*页)?"
@@ -80,6 +82,18 @@ def is_toc_text(text: str, listed: bool = False) -> bool:
     hits = sum(1 for ln in lines if _TOC_LINE.match(ln)
                or listed and len(ln) <= 80 and (_TOC_NUMBERED.match(ln) or numbering_of(ln) is not None))
     return hits >= max(1, 0.6 * len(lines))
+
+
+def is_toc_table(text: str) -> bool:
+    """A table of contents as a table (Marker's Markdown, a DOCX): most rows end in a page number
+    after a cell with a title ("| 1.1 Abstract | 2 |")."""
+    rows = [[c.strip() for c in ln.split("|")] for ln in clean_text(text).splitlines() if ln.strip()]
+    entries = 0
+    for cells in rows:
+        filled = [c for c in cells if c]
+        if len(filled) >= 2 and _PAGE_CELL.match(filled[-1]) and any(re.search(r"[^\W\d_]", c) for c in filled[:-1]):
+            entries += 1
+    return bool(rows) and entries >= max(2, 0.6 * len(rows))
 
 
 def is_legal_line(text: str) -> bool:
@@ -205,6 +219,9 @@ def remove_front_matter(blocks: list[Block], report, path, title: str = "") -> l
             if in_credits or (early and is_legal_line(text) and len(text.split()) < 80):
                 n_credit += 1
                 continue
+        elif in_toc and b.kind == "table" and is_toc_table(text):
+            n_toc += 1
+            continue
         elif in_toc and b.kind not in ("end_steps",):
             in_toc = False
         elif in_credits and b.kind in ("step", "table", "image"):
@@ -255,7 +272,7 @@ def join_openers(blocks: list[Block], report, path) -> list[Block]:
     for b in blocks:
         prev = out[-1] if out else None
         if prev is not None and b.kind == "heading" and prev.kind == "heading" and prev.page == b.page \
-                and not is_step_title(b.text):
+                and not is_step_title(b.text) and numbering_of(b.text) is None:   # "2" then "2.1": no title
             label = normalise_ws(clean_text(prev.text)).strip(" .:")
             if CHAPTER_LABEL.match(label) or re.fullmatch(r"\d{1,2}", label):
                 out[-1] = replace(b, text=f"{label} {b.text}",
@@ -333,9 +350,17 @@ def detect_title(blocks: list[Block], informative: bool) -> tuple[int | None, st
     return i, f"title: the first heading {where}{skipping(before)}"
 
 
+def _informative(heads: list[Block], authored: bool) -> bool:
+    """``levels.levels_informative`` for these headings; a PDF's outline levels are the author's
+    and stay even where the numbering disagrees (lilypond's bookmarks set chapter 5 below 4)."""
+    outlined = any(b.rule.startswith(OUTLINE_RULE) for b in heads)
+    return levels_informative([b.level for b in heads], [b.text for b in heads], authored,
+                              numbering_overrules=not outlined)
+
+
 def resolve_levels(blocks: list[Block], authored: bool = True) -> list[Block]:
     heads = [b for b in blocks if b.kind == "heading" and not is_step_title(b.text)]
-    if levels_informative([b.level for b in heads], [b.text for b in heads], authored):
+    if _informative(heads, authored):
         return blocks
     resolver = LevelResolver([(b.text, b.font_size, b.font) for b in heads])
     out = []
@@ -358,7 +383,7 @@ def prepare(blocks: list[Block], title: str, report, path: Path | str,
     blocks = join_tables(blocks, report, path)
     rule = ""
     heads = [b for b in blocks if b.kind == "heading" and not is_step_title(b.text)]
-    informative = levels_informative([b.level for b in heads], [b.text for b in heads], authored)
+    informative = _informative(heads, authored)
     if not title:
         at, rule = detect_title(blocks, informative)
         if at is not None:

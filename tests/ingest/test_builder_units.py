@@ -189,3 +189,20 @@ def test_a_table_continued_on_the_next_page_is_joined_into_one_unit():
     assert tables == ["Table 1: Cell data\nItem | Value\nCapacity | 2600 mAh\nVoltage | 3.6 V",
                       "Table 2: Other\nA | B\nx | y"]
     assert report.excluded_totals()["table continued across pages (joined into one unit)"] == 1
+
+
+def test_outline_levels_stay_where_the_numbering_disagrees():
+    # lilypond's bookmarks put chapter 5 and its sections a level too deep; a PDF outline is the
+    # author's, so they stay, while the same levels from Marker's Markdown are re-derived
+    from ham.ingest.blocks import Block
+    from ham.ingest.structure import resolve_levels
+
+    titles = [("1 Intro", 1), ("1.1 Scope", 2), ("1.2 Terms", 2), ("2 Use", 1), ("2.1 Start", 2),
+              ("2.2 Stop", 2), ("5 Tips", 2), ("5.1 Files", 3), ("5.2 Large", 3), ("5.3 Make", 3)]
+
+    def levels(rule):
+        blocks = [Block(kind="heading", text=t, level=lv, rule=rule) for t, lv in titles]
+        return [b.level for b in resolve_levels(blocks)]
+
+    assert levels("outline") == [lv for _, lv in titles]
+    assert levels("") == [1, 2, 2, 1, 2, 2, 1, 2, 2, 2]

@@ -125,3 +125,88 @@ def test_front_matter_skipped_icons_in_cells_inline_and_real_images_keep_their_r
     assert table.kind == "table" and table.text == "Icon | Meaning\n[wifi] | Wi-Fi on\n[image: login screen] | The login screen"
     assert (image.kind, image.image_path, image.caption) == ("image", "shot.png", "The login screen")
     assert report.excluded_totals()["inline icon (kept as text)"] == 1
+
+
+MARKER = """# Procedure Call Standard for the Widget
+
+Date of Issue: 5th September 2024
+
+# <span id="page-1-0"></span>1 Preamble
+
+# <span id="page-1-1"></span>1.1 Abstract
+
+This document describes the procedure call standard of the widget.
+
+## <span id="page-1-2"></span>1.2 Keywords
+
+Procedure call, calling conventions, data layout
+
+# Contents
+
+<span id="page-3-1"></span><span id="page-3-0"></span>
+
+| 1 Preamble     |                       | 2  |
+|----------------|-----------------------|----|
+|                | 1.1 Abstract          | 2  |
+|                | 1.2 Keywords          | 2  |
+| 2 Data types   |                       | 3  |
+|                | 2.1 Fundamental types | 3  |
+
+{5}------------------------------------------------
+
+# <span id="page-6-0"></span>2 Data types
+
+# <span id="page-6-1"></span>2.1 Fundamental types
+
+As the [Preamble](#page-1-0) says, see the [Licence](#page-3-0) too, and [pointers](#page-7-1).
+
+| Issue  | Date                  | Change       |
+|--------|-----------------------|--------------|
+| 00Bet3 | 25th November<br>2011 | Beta release |
+
+## <span id="page-7-0"></span>2.2 Pointers
+
+<span id="page-7-1"></span>A pointer is 64 bits wide; see [fundamental types](#page-6-1).
+"""
+
+
+def test_marker_markdown_levels_anchors_and_contents_table(tmp_path):
+    # Marker's Markdown of a PDF manual: span anchors in headings, levels from font sizes that the
+    # numbering contradicts ("1.1" with "#", "1.2" with "##"), the contents as a table
+    (tmp_path / "pcs.md").write_text(MARKER)
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert doc.title == "Procedure Call Standard for the Widget"
+    assert heading_path(doc, node_titled(doc, "1.1 Abstract")) == ["1 Preamble"]
+    assert heading_path(doc, node_titled(doc, "2.2 Pointers")) == ["2 Data types"]
+    assert not any(n.kind == "table" and "Keywords" in n.text for n in doc.leaves())   # the contents table
+    assert report.excluded["pcs.md"]["table of contents"] == 2
+    assert report.excluded["pcs.md"]["page separator (Marker)"] == 1
+    assert not any("{5}" in n.text for n in doc.leaves())
+    assert "00Bet3 | 25th November 2011 | Beta release" in leaf_with(doc, "table", "00Bet3").text
+    # links to span anchors find their sections; one to an anchor of the left-out contents finds
+    # nothing (not the file's first section)
+    refs = leaf_with(doc, "text", "As the Preamble says").meta["refs"]
+    assert [node.title for node in doc.root.walk() if node.id in refs] == ["1 Preamble", "2.2 Pointers"]
+    pointer = leaf_with(doc, "text", "A pointer is 64 bits")
+    assert [node.title for node in doc.root.walk() if node.id in pointer.meta["refs"]] == ["2.1 Fundamental types"]
+
+
+def test_an_unknown_anchor_of_the_same_file_is_no_reference(tmp_path):
+    (tmp_path / "b.md").write_text("# 1 Intro\n\nText.\n\n# 2 Use\n\nSee [there](#nowhere).\n")
+    (tmp_path / "c.md").write_text("# 1 Other\n\nSee [b's part](b.md#nowhere).\n")
+    docs, _ = ingest_corpus(tmp_path)
+    by_source = {d.source: d for d in docs}
+    assert "refs" not in leaf_with(by_source["b.md"], "text", "See there").meta
+    # another file's unknown anchor still names that file
+    assert leaf_with(by_source["c.md"], "text", "See b's part").meta["refs"]
+
+
+def test_levels_that_follow_the_numbering_are_kept(tmp_path):
+    from ham.ingest.levels import numbering_contradicts
+
+    titles = ["1 Intro", "1.1 Scope", "1.2 Terms", "2 Use", "2.1 Start", "Notes"]
+    assert not numbering_contradicts([1, 2, 2, 1, 2, 3], titles)
+    assert numbering_contradicts([1, 1, 2, 1, 1, 3], titles)       # depth 2 at levels 1 and 2
+    # one heading of a depth says too little (Docling's JATS paper: a lone "2 Methods" at level 2)
+    assert not numbering_contradicts([2, 2, 2, 3, 3], ["2 Methods", "2.1 Data", "2.2 Model", "2.2.1 A", "2.2.2 B"])

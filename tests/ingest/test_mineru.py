@@ -115,6 +115,21 @@ def test_a_chapter_number_heading_joins_the_title_after_it(tmp_path):
     assert report.excluded["redbook_content_list.json"]["chapter opener label (joined to its title)"] == 1
 
 
+def test_a_number_heading_before_a_numbered_heading_is_no_opener(tmp_path):
+    # Docling's JATS paper lost its section titles: "2" then "2.1." are two headings, not "2 2.1."
+    items = [{"type": "text", "text": "A Paper", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "1 Introduction", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "Text.", "page_idx": 0},
+             {"type": "text", "text": "2", "text_level": 1, "page_idx": 1},
+             {"type": "text", "text": "2.1 Setup", "text_level": 1, "page_idx": 1},
+             {"type": "text", "text": "More text.", "page_idx": 1}]
+    (tmp_path / "p_content_list.json").write_text(json.dumps(items))
+    docs, report = ingest_corpus(tmp_path)
+    titles = [n.title for n in docs[0].root.walk() if n.kind in ("section", "subsection")]
+    assert "2.1 Setup" in titles and not any(t.startswith("2 2.1") for t in titles)
+    assert "chapter opener label (joined to its title)" not in report.excluded.get("p_content_list.json", {})
+
+
 def _middle(pages):
     """A middle.json: per page, (type, [line heights], text) blocks; a title's text is split into
     spans as MinerU splits CJK lines."""
