@@ -50,6 +50,8 @@ SUFFIXES = {".md", ".markdown"}
 SUFFIXES_LINKED = (".md", ".markdown")
 _ID_ATTR = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 _BREAK = re.compile(r"^<br\s*/?>$", re.I)
+_PARSER_MARKS = re.compile(r"\]\(images/[0-9a-f]{64}\.(?:jpe?g|png)\)|\]\(_page_\d+_(?:Picture|Figure)_\d+\."
+                           r"|<span id=\"page-\d+-\d+\"></span>|<!-- image -->")
 _PAGE_SEPARATOR = re.compile(r"^\{\d+\}-{10,}$")   # Marker's --paginate_output: "{3}" and 48 dashes
 
 
@@ -367,7 +369,16 @@ def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
     rel = report.rel(path)
     blocks[0].meta["anchors"] = [rel, *blocks[0].meta.get("anchors", ())]   # a link to the file itself
     return build_document(doc_id_for(rel), "", rel, "markdown", blocks, report=report, path=path,
-                          fallback_title=path.stem)
+                          fallback_title=path.stem, authored=not parser_made(text))
+
+
+def parser_made(text: str) -> bool:
+    """Whether a PDF parser wrote this Markdown, by the marks each leaves: MinerU's images named by
+    their SHA-256 (``images/<64 hex>.jpg``), Marker's ``_page_3_Figure_0.jpeg`` images and
+    ``<span id="page-3-1">`` anchors, Docling's ``<!-- image -->`` placeholders. Its heading levels
+    are then a parser's, not an author's: MinerU's pipeline writes every heading as ``#``, so they
+    are recovered (``ham.ingest.levels``) and the title is its first heading."""
+    return bool(_PARSER_MARKS.search(text))
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:

@@ -273,7 +273,7 @@ def join_openers(blocks: list[Block], report, path) -> list[Block]:
         prev = out[-1] if out else None
         if prev is not None and b.kind == "heading" and prev.kind == "heading" and prev.page == b.page \
                 and not is_step_title(b.text) and numbering_of(b.text) is None:   # "2" then "2.1": no title
-            label = normalise_ws(clean_text(prev.text)).strip(" .:")
+            label = " ".join(clean_text(prev.text).split()).strip(" .:")   # as printed: "Chapter 3", not "chapter 3"
             if CHAPTER_LABEL.match(label) or re.fullmatch(r"\d{1,2}", label):
                 out[-1] = replace(b, text=f"{label} {b.text}",
                                   meta={**prev.meta, **b.meta,

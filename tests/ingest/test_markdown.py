@@ -210,3 +210,22 @@ def test_levels_that_follow_the_numbering_are_kept(tmp_path):
     assert numbering_contradicts([1, 1, 2, 1, 1, 3], titles)       # depth 2 at levels 1 and 2
     # one heading of a depth says too little (Docling's JATS paper: a lone "2 Methods" at level 2)
     assert not numbering_contradicts([2, 2, 2, 3, 3], ["2 Methods", "2.1 Data", "2.2 Model", "2.2.1 A", "2.2.2 B"])
+
+
+def test_a_parsers_flat_markdown_has_its_levels_recovered_an_authors_keeps_them(tmp_path):
+    # MinerU's pipeline Markdown of a paper: every heading "#", images named by their SHA-256
+    body = ("# Hypergraph Networks for Medication\n\nZ. Zhang\n\n# Abstract\n\nWe propose.\n\n"
+            "# Related Work\n\nPrior work.\n\n# Medication Recommendation\n\nModels.\n\n"
+            f"![](images/{'ab' * 32}.jpg)\n\n# Conclusion\n\nDone.\n")
+    (tmp_path / "parsed").mkdir()
+    (tmp_path / "parsed" / "paper.md").write_text(body)
+    doc = ingest_corpus(tmp_path / "parsed")[0][0]
+    assert doc.title == "Hypergraph Networks for Medication"
+    assert heading_path(doc, node_titled(doc, "Medication Recommendation")) == ["Related Work"]
+    assert heading_path(doc, node_titled(doc, "Conclusion")) == []
+    # the same text written by a person (no parser's marks): its "#" headings are kept as they are
+    (tmp_path / "authored").mkdir()
+    (tmp_path / "authored" / "paper.md").write_text(body.replace(f"images/{'ab' * 32}.jpg", "chart.jpg"))
+    doc = ingest_corpus(tmp_path / "authored")[0][0]
+    assert doc.title == "paper"
+    assert heading_path(doc, node_titled(doc, "Medication Recommendation")) == []

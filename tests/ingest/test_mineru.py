@@ -115,6 +115,16 @@ def test_a_chapter_number_heading_joins_the_title_after_it(tmp_path):
     assert report.excluded["redbook_content_list.json"]["chapter opener label (joined to its title)"] == 1
 
 
+def test_a_chapter_label_keeps_its_case_when_joined(tmp_path):
+    items = [{"type": "text", "text": "Wiring Guide", "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": "Chapter 3", "text_level": 1, "page_idx": 1},
+             {"type": "text", "text": "Mains Connection", "text_level": 1, "page_idx": 1},
+             {"type": "text", "text": "Turn the power off first.", "page_idx": 1}]
+    (tmp_path / "w_content_list.json").write_text(json.dumps(items))
+    doc = ingest_corpus(tmp_path)[0][0]
+    assert [n.title for n in doc.root.children if n.kind == "section"] == ["Chapter 3 Mains Connection"]
+
+
 def test_a_number_heading_before_a_numbered_heading_is_no_opener(tmp_path):
     # Docling's JATS paper lost its section titles: "2" then "2.1." are two headings, not "2 2.1."
     items = [{"type": "text", "text": "A Paper", "text_level": 1, "page_idx": 0},
