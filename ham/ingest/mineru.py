@@ -32,28 +32,24 @@ Content list v2: a list per page of ``{type, content}`` items (``title`` with ``
 furniture), with spans (``{type, content}``) as text; the same rules apply.
 
 ``middle.json`` gives each title block's line height in PDF points: the heading's font size, a
-typographic level signal. Corrupt JSON, a content list that is not a list, or items without a
+typographic level signal (``ham.ingest.mineru_middle``). Corrupt JSON, a content list that is not a list, or items without a
 ``type`` (not a MinerU content list) are reported naming the file.
 """
 from __future__ import annotations
 
-import json
-import statistics
-import unicodedata
 from pathlib import Path
 
 from ham.document import Document
 from ham.ingest.builder import LABEL, Block, build_document, doc_id_for
 from ham.ingest.html_text import table_html_text
 from ham.ingest.levels import numbering_of
-from ham.ingest.report import IngestReport, read_text, resolve_image
-from ham.text import clean_text
+from ham.ingest.mineru_middle import middle_sizes, title_key
+from ham.ingest.report import IngestReport, read_json, resolve_image
 
 V1 = "_content_list.json"
 V2 = "_content_list_v2.json"
 COMPANIONS = (".md", "_middle.json", "_model.json", "_origin.pdf", "_layout.pdf", "_span.pdf", "_model.pdf",
               "_line_sort.pdf")
-NOISE_LINES = 20   # lines of multi-line paragraphs needed to measure line-height noise
 FURNITURE = {"header": "page header", "footer": "page footer", "page_number": "page number",
              "aside_text": "aside text", "discarded": "discarded (by MinerU)",
              "page_header": "page header", "page_footer": "page footer", "page_aside_text": "aside text"}
@@ -283,90 +279,6 @@ class _Items:
                   image=ref or None, image_path=self.resolve(ref) if ref else None)
 
 
-def load_json(path: Path, report: IngestReport):
-    text = read_text(path, report)
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        report.add(path, f"corrupt JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "document")
-        return None
-
-
-def title_key(text: str) -> str:
-    """A title as both files can be matched on: ``middle.json`` keeps the PDF's ligatures ("ﬂow")
-    and splits lines into spans (CJK ones with no space between them), while the content list
-    spells "flow" and joins the spans; so NFKC, case-folded, without any whitespace."""
-    return "".join(unicodedata.normalize("NFKC", clean_text(text)).casefold().split())
-
-
-def _line_heights(block: dict) -> list[float]:
-    return [ln["bbox"][3] - ln["bbox"][1] for ln in block.get("lines") or []
-            if isinstance(ln, dict) and isinstance(ln.get("bbox"), list) and len(ln["bbox"]) == 4]
-
-
-def line_height_noise(blocks: list[dict]) -> float:
-    """How far a line's height strays from its paragraph's (whose lines share one font size): the
-    90th percentile of the distance of each line of a text block with three lines or more from its
-    block's median, over the whole file; 0 with fewer than ``NOISE_LINES`` such lines to go by.
-    MinerU 2.x's pipeline measures lines on the page image, and a 10pt paragraph's lines then vary
-    by about 2pt."""
-    gaps: list[float] = []
-    for block in blocks:
-        heights = _line_heights(block) if block.get("type") == "text" else []
-        if len(heights) >= 3:
-            mid = statistics.median(heights)
-            gaps += [abs(h - mid) for h in heights]
-    if len(gaps) < NOISE_LINES:
-        return 0.0
-    return sorted(gaps)[int(0.9 * (len(gaps) - 1))]
-
-
-def size_chains(sizes: list[float], noise: float) -> dict[float, float]:
-    """Each heading size mapped to the largest size of its chain: sizes no more than ``noise``
-    apart, one after the other, cannot be told apart by these measurements, so a run of them is one
-    size (a continuum of 12-19pt line heights says nothing about levels)."""
-    out: dict[float, float] = {}
-    head = prev = None
-    for size in sorted(set(sizes), reverse=True):
-        if prev is None or prev - size > noise:
-            head = size
-        out[size], prev = head, size
-    return out
-
-
-def middle_sizes(path: Path, report: IngestReport) -> dict:
-    """(page_idx, ``title_key`` of the title) -> the title block's median line height in points
-    (a font size), from ``middle.json``; sizes that this file's own line-height noise cannot tell
-    apart are one size (``size_chains``)."""
-    data = load_json(path, report)
-    if not isinstance(data, dict) or not isinstance(data.get("pdf_info"), list):
-        if data is not None:
-            report.add(path, "not a MinerU middle.json (no pdf_info list); font sizes not used", "font sizes")
-        return {}
-    sizes: dict = {}
-    blocks: list[dict] = []
-    for n, page in enumerate(data["pdf_info"]):
-        if not isinstance(page, dict):
-            continue
-        page_idx = page.get("page_idx", n)
-        for block in page.get("para_blocks") or []:
-            if not isinstance(block, dict):
-                continue
-            blocks.append(block)
-            if block.get("type") != "title":
-                continue
-            lines = [ln for ln in block.get("lines") or [] if isinstance(ln, dict)]
-            text = "".join(str(s.get("content", "")) + " " for ln in lines for s in ln.get("spans") or []
-                           if isinstance(s, dict) and s.get("type") in ("text", "inline_equation"))
-            heights = _line_heights(block)
-            if text.strip() and heights:
-                sizes[(page_idx, title_key(text))] = round(statistics.median(heights), 1)
-    chains = size_chains(list(sizes.values()), line_height_noise(blocks))
-    return {key: chains[size] for key, size in sizes.items()}
-
-
 def _is_v1(items) -> str | None:
     """Why ``items`` is not a v1 content list, or None."""
     if not isinstance(items, list):
@@ -389,7 +301,7 @@ def _is_v2(pages) -> str | None:
 
 def parse_file(path: Path, root: Path, report: IngestReport, files: set[Path]) -> Document | None:
     stem = stem_of(path)
-    data = load_json(path, report)
+    data = read_json(path, report)
     if data is None:
         return None
     v2 = path.name.endswith(V2)

@@ -1,6 +1,7 @@
 """What ingest skipped and why, plus the checks on image files that produce most of it."""
 from __future__ import annotations
 
+import json
 import logging
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -152,4 +153,16 @@ def read_text(path: Path, report: IngestReport) -> str | None:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         report.add(path, f"not valid UTF-8 (byte {exc.start}: {exc.reason})", "document")
+        return None
+
+
+def read_json(path: Path, report: IngestReport):
+    """Read a JSON file; when it is unreadable or corrupt, record the problem and return None."""
+    text = read_text(path, report)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        report.add(path, f"corrupt JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "document")
         return None

@@ -198,7 +198,7 @@ def test_precise_line_heights_keep_their_sizes(tmp_path):
 
 
 def test_size_chains_join_sizes_closer_than_the_noise():
-    from ham.ingest.mineru import size_chains
+    from ham.ingest.mineru_middle import size_chains
 
     assert size_chains([19, 17, 15, 14, 12], 2.0) == {19: 19, 17: 19, 15: 19, 14: 19, 12: 19}
     assert size_chains([19, 16, 15, 13], 2.0) == {19: 19, 16: 16, 15: 16, 13: 16}
