@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from pathlib import Path
 
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
-from ham.ingest.report import IngestReport, read_text, resolve_image
+from ham.ingest.report import IngestReport, read_json, resolve_image
 
 _TEXT_LABELS = {"text", "paragraph", "reference", "footnote", "code", "formula", "checkbox_selected",
                 "checkbox_unselected", "handwritten_text", "key_value_region", "form"}
@@ -231,13 +230,8 @@ class _Reader:
 
 
 def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:
-    text = read_text(path, report)
-    if text is None:
-        return None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        report.add(path, f"corrupt JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "document")
+    data = read_json(path, report)
+    if data is None:
         return None
     if not isinstance(data, dict) or data.get("schema_name") != "DoclingDocument" or not isinstance(data.get("body"), dict):
         report.add(path, "not a DoclingDocument export (expected schema_name 'DoclingDocument' and a body)",

@@ -390,19 +390,18 @@ class LevelResolver:
         return last_depth + 1, f"{rule}; inside {last.number}, as {after.number} follows -> depth {last_depth + 1}"
 
     def next(self, title: str) -> tuple[int, str]:
-        depth, rule = self._next(title)
-        i = self._i - 1
-        n = self.numbered[i]
-        if n is not None:
-            self.last_number = (n, depth)
-            return depth, rule
-        placed, anchored = (depth, rule), self.anchor == depth
-        depth, rule = self._inside_open_number(i, depth, rule)
-        if anchored and (depth, rule) != placed:
+        i = self._i
+        depth, rule, evidence = self._place(title)
+        if self.numbered[i] is not None:
+            self.last_number = (self.numbered[i], depth)
+        else:
+            depth, rule = self._inside_open_number(i, depth, rule)
+        if evidence:
             self.anchor = depth
         return depth, rule
 
-    def _next(self, title: str) -> tuple[int, str]:
+    def _place(self, title: str) -> tuple[int, str, bool]:
+        """(depth, rule, whether real evidence placed it: then it anchors the unnumbered headings after it)."""
         i = self._i
         self._i += 1
         n, size, face = self.numbered[i], self.sizes[i], self.types[i]
@@ -438,12 +437,11 @@ class LevelResolver:
             depth = self.anchor + 1
             rule = f"unnumbered: one level below the last numbered or known section (depth {depth})"
             self.after_back_matter = self.after_back_matter and True
-            return depth, rule
+            return depth, rule, False
         else:
             # no evidence: top level, and no anchor for the unnumbered headings after it (they are
             # its siblings, not its children, until a numbered or known section says otherwise)
-            return 1, "no nesting evidence (numbering, font size, section names): top level"
-        self.anchor = depth
+            return 1, "no nesting evidence (numbering, font size, section names): top level", False
         if n is None and depth == 1:
             self.after_back_matter = key in BACK_MATTER
-        return depth, rule
+        return depth, rule, True

@@ -61,6 +61,11 @@ def html_ids(html: str) -> list[str]:
     return _ID_ATTR.findall(html)
 
 
+def inline_ids(tokens: list[Token]) -> list[str]:
+    """The ids of an inline run's raw HTML (``html_ids``)."""
+    return [i for t in tokens if t.type == "html_inline" for i in html_ids(t.content)]
+
+
 def heading_slugs(title: str) -> list[str]:
     """The ids a heading gets from the usual Markdown renderers, so ``other.md#its-id`` finds it:
     GitHub's (lower case, punctuation dropped, each space a hyphen) and Python-Markdown's
@@ -185,13 +190,13 @@ class _BlockStream:
             children = tokens[i + 1].children or []
             title = inline_text([t for t in children if t.type != "image"])
             self.links = []
-            self.ids += [i for t in children if t.type == "html_inline" for i in html_ids(t.content)]
+            self.ids += inline_ids(children)
             self.emit(Block(kind="heading", text=title, level=int(tok.tag[1]),
                             meta={"anchors": [f"{self.rel}#{slug}" for slug in heading_slugs(title)]}))
             self.inline_images(children, text=False)  # an image in a heading follows it
             return i + 3
         if kind == "paragraph_open":
-            self.ids += [i for t in tokens[i + 1].children or [] if t.type == "html_inline" for i in html_ids(t.content)]
+            self.ids += inline_ids(tokens[i + 1].children or [])
             self.note_links(tokens[i + 1].children or [])
             self.inline_images(tokens[i + 1].children or [], text=True)
             return i + 3

@@ -167,7 +167,7 @@ def _toc_entry(blocks: list[Block], at: int, ahead: Counter) -> bool:
     gone) is a later heading of the document is an entry of it, not a section: a parser marks the
     entries of a thesis' "目录" as headings, "第二章 文献综述 7" then "2.1 理论基础 7", without leaders."""
     after = blocks[at + 1] if at + 1 < len(blocks) else None
-    empty = after is None or after.kind == "heading" or (after.kind == "text" and is_toc_text(after.text, True))
+    empty = after is None or after.kind == "heading" or (after.kind == "text" and is_toc_text(after.text, listed=True))
     return empty and ahead[_entry_key(blocks[at].text)] > 0
 
 
