@@ -23,7 +23,9 @@ The ingest report counts, per PDF: furniture by kind, table-of-contents lines, t
 how many were found on their page, and the tokens, glued tokens and punctuation marks set off by a
 space ("radio ,") of its text (``ham.ingest.pdf_glued``). Tables found by pdfplumber
 (ruled tables) become table blocks with their rows and a rendered image of the table region;
-their words are not read twice. Embedded images become image blocks (the region rendered at
+their words are not read twice. A "table" of one column is a ruled box around a code listing or a
+note (dblatex shades a listing line by line): its lines stay text, one block with their line
+breaks, none of them a heading. Embedded images become image blocks (the region rendered at
 ``DPI``, stored by ``ham.ingest.assets``); tiny ones (under ``MIN_IMAGE_PT`` points) are decoration.
 A "Figure N" / "Table N" paragraph is a caption: linked to the image above or below it, or
 attached to the nearest table. Then the document passes run: repeated page furniture (headers,
@@ -82,6 +84,13 @@ class Item:
     caption: str = ""
     level: int = 0
     rule: str = ""
+    frame: int = -1                # text inside a ruled box of one column: the box's index on its page
+
+
+def framed(ln: Line, frames) -> int:
+    """The index of the frame (a ruled box of one column, ``_Reader.tables``) holding the line, or -1."""
+    return next((i for i, (x0, top, x1, bottom) in enumerate(frames) if x0 - 1 <= ln.x0 and ln.x1 <= x1 + 1 and
+                 top - 1 <= ln.top and ln.bottom <= bottom + 1), -1)
 
 
 class _Reader:
@@ -90,19 +99,26 @@ class _Reader:
         self.rel = report.rel(path)
         self.title, self.title_rule, self.outlined = "", "", False
 
-    def tables(self, page) -> list[Item]:
-        tables = []
+    def tables(self, page) -> tuple[list[Item], list[tuple]]:
+        """The page's ruled tables, and its frames: ruled boxes of one column (a code listing, a
+        "Note:" box), whose words stay text lines, kept together as one text block."""
+        tables, frames = [], []
         try:
             found = page.find_tables()
         except pdf_errors():   # pdfplumber's table finder on odd pages: the page's text still counts
             found = []
         for t in found:
-            rows = [[" ".join((c or "").split()) for c in row] for row in t.extract()]
+            raw = t.extract()
+            if all(len(row) <= 1 for row in raw):
+                frames.append(t.bbox)
+                self.report.measure(self.path, "ruled boxes of one column read as text", 1)
+                continue
+            rows = [[" ".join((c or "").split()) for c in row] for row in raw]
             text = "\n".join(" | ".join(r) for r in rows if any(r))
             if text:
                 x0, top, x1, bottom = t.bbox
                 tables.append(Item("table", top, bottom, x0, x1, text=text, image_path=self.render(page, t.bbox)))
-        return tables
+        return tables, frames
 
     def mark_headings(self, lines: list[Line], body: float, deeper: int | None, toc: bool) -> None:
         """Typographic headings and chapter openers on one page's lines (module docstring).
@@ -137,24 +153,27 @@ class _Reader:
                 ln.text = opener_title(labels, ln)
 
     def page_items(self, page, lines: list[Line], tables: list[Item], body: float,
-                   furniture_images: set[int] = frozenset()) -> list[Item]:
+                   furniture_images: set[int] = frozenset(), frames: list[tuple] = ()) -> list[Item]:
         items: list[Item] = []
         for ln in lines:
             if ln.furniture:
                 self.report.exclude(self.path, ln.furniture)
                 continue
             kind = "heading" if ln.role == "heading" else "text"
+            frame = framed(ln, frames)
             prev = items[-1] if items else None
-            if prev is not None and prev.kind == kind and prev.lines and not ln.level and not prev.level and \
-                    abs(prev.lines[-1].size - ln.size) < 0.6 and 0 <= ln.top - prev.bottom <= 0.9 * ln.size and \
-                    (kind == "text" or len(prev.lines) < 3):
+            same_frame = prev is not None and kind == prev.kind == "text" and frame >= 0 and prev.frame == frame
+            if same_frame or prev is not None and prev.kind == kind and prev.lines and not ln.level and \
+                    not prev.level and prev.frame == frame < 0 and abs(prev.lines[-1].size - ln.size) < 0.6 and \
+                    0 <= ln.top - prev.bottom <= 0.9 * ln.size and (kind == "text" or len(prev.lines) < 3):
                 prev.lines.append(ln)
-                prev.bottom, prev.x1 = ln.bottom, max(prev.x1, ln.x1)
+                prev.bottom, prev.x1 = max(prev.bottom, ln.bottom), max(prev.x1, ln.x1)
                 continue
             items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, font=ln.font, lines=[ln],
-                              level=ln.level, rule=ln.rule))
+                              level=ln.level, rule=ln.rule, frame=frame if kind == "text" else -1))
         for item in items:
-            item.text = " ".join(ln.text for ln in item.lines)
+            # a frame's lines are a listing's lines: they keep their breaks
+            item.text = ("\n" if item.frame >= 0 else " ").join(ln.text for ln in item.lines)
             if item.kind == "text" and (FIGURE_CAPTION.match(item.text) or TABLE_CAPTION.match(item.text)):
                 item.kind = "caption"
         for i, im in enumerate(page.images):
@@ -219,17 +238,22 @@ class _Reader:
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
         body = (prose or sizes).most_common(1)[0][0]
-        pages, heights, tables, boxes = [], [], [], []
+        pages, heights, tables, boxes, frames = [], [], [], [], []
         bold = bold_fonts(pdf)
         for page in pdf.pages:
-            found = self.tables(page)
+            found, boxed = self.tables(page)
 
             def in_table(w, found=found) -> bool:
                 return any(t.x0 - 1 <= w["x0"] and w["x1"] <= t.x1 + 1 and t.top - 1 <= w["top"] and
                            w["bottom"] <= t.bottom + 1 for t in found)
-            pages.append(page_lines(page, in_table, bold))
+            lines = page_lines(page, in_table, bold)
+            for ln in lines:
+                if framed(ln, boxed) >= 0:
+                    ln.role = "text"        # a listing's or a note box's line is no section heading
+            pages.append(lines)
             heights.append(float(page.height) or 1.0)
             tables.append(found)
+            frames.append(boxed)
             boxes.append([(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images])
         _, head_titles = mark_slots(pages, heights)
         logos = running_images(boxes, heights)
@@ -272,7 +296,8 @@ class _Reader:
         texts: list[str] = []
         for page_no, page in enumerate(pdf.pages):
             width, height = float(page.width) or 1.0, heights[page_no]
-            items = self.page_items(page, pages[page_no], tables[page_no], body, logos.get(page_no, set()))
+            items = self.page_items(page, pages[page_no], tables[page_no], body, logos.get(page_no, set()),
+                                    frames[page_no])
             for bm in (b for b in missing if b.page == page_no):
                 top = bm.top or 0.0
                 at = next((k for k, it in enumerate(items) if it.top >= top), len(items))

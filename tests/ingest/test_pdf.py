@@ -67,14 +67,19 @@ def test_a_logo_on_every_page_footer_is_furniture_not_an_image(tmp_path, pages):
         assert excluded == 0 and len(images) == 3
 
 
-def test_the_body_size_is_the_prose_size_even_where_code_listings_hold_more_text(tmp_path):
+def titled_page(path, title: str, heading: str):
+    """A reportlab canvas whose first page has a 20pt title and a 14pt first heading drawn."""
     from reportlab.pdfgen import canvas
 
-    c = canvas.Canvas(str(tmp_path / "api.pdf"))
-    c.setFont("Helvetica-Bold", 20)
-    c.drawString(72, 780, "API Reference")
-    c.setFont("Helvetica-Bold", 14)
-    c.drawString(72, 740, "1 Setup")
+    c = canvas.Canvas(str(path))
+    for size, y, text in ((20, 780, title), (14, 740, heading)):
+        c.setFont("Helvetica-Bold", size)
+        c.drawString(72, y, text)
+    return c
+
+
+def test_the_body_size_is_the_prose_size_even_where_code_listings_hold_more_text(tmp_path):
+    c = titled_page(tmp_path / "api.pdf", "API Reference", "1 Setup")
     c.setFont("Helvetica", 9)
     for i in range(3):
         c.drawString(72, 715 - i * 12, f"pointer to the second particle of pair {i}")   # a member's brief
@@ -161,3 +166,35 @@ def test_bad_pdfs_are_reported_by_name_and_the_rest_ingests(tmp_path):
     assert problems["locked.pdf"].startswith("password-protected PDF")
     assert problems["scan.pdf"].startswith("no text layer") and "MinerU or Docling" in problems["scan.pdf"]
     assert problems["broken.pdf"].startswith("corrupt or unreadable PDF")
+
+
+def test_a_ruled_box_of_one_column_is_text_with_its_line_breaks_not_a_table(tmp_path):
+    """dblatex, Pandoc and FOP draw code listings and "Note:" boxes as a ruled frame; pdfplumber
+    finds each as a one-column table (51 of FreedomBox's 62 "tables", 67 of maint-guide's 70)."""
+    c = titled_page(tmp_path / "guide.pdf", "Build Guide", "1 Building")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 715, "Unpack the sources and build them:")
+    listing = ["Build it", "$ tar -xzf pump-1.0.tar.gz", "$ cd pump-1.0", "$ make install"]
+    for i, line in enumerate(listing):
+        c.setFillGray(0.9)                        # dblatex shades a listing line by line
+        c.rect(70, 681 - i * 14, 300, 14, stroke=0, fill=1)
+        c.setFillGray(0)
+        c.setFont("Helvetica-Bold" if i == 0 else "Courier", 10 if i == 0 else 9)   # the box's bold label
+        c.drawString(76, 685 - i * 14, line)
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 600, "The limits of each model:")
+    for r, (a, b) in enumerate([("Model", "Flow"), ("P-300", "40 l/min")]):   # a real table beside it
+        c.rect(72, 560 - r * 18, 150, 18)
+        c.rect(222, 560 - r * 18, 150, 18)
+        c.drawString(77, 565 - r * 18, a)
+        c.drawString(227, 565 - r * 18, b)
+    c.showPage()
+    c.save()
+    docs, report = ingest_corpus(tmp_path)
+    leaves = list(docs[0].leaves())
+    box = next(n for n in leaves if n.text and n.text.startswith("Build it"))
+    assert box.kind == "text" and box.text.splitlines() == listing     # its label is no heading
+    assert heading_path(docs[0], box) == ["1 Building"]
+    tables = [n for n in leaves if n.kind == "table"]
+    assert [t.text.splitlines() for t in tables] == [["Model | Flow", "P-300 | 40 l/min"]]
+    assert report.measures["guide.pdf"]["ruled boxes of one column read as text"] == 1
