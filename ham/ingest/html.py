@@ -2,7 +2,8 @@
 
 Pages and documents
     Every ``.html``/``.htm``/``.xhtml`` file is a page. A page whose up-link (``<link rel="up">``,
-    else the last breadcrumb: Sphinx ``div.related li.nav-item``, ``ul.wy-breadcrumbs``,
+    else an up icon's link, ``ham.ingest.html_nav``; else the last breadcrumb: Sphinx
+    ``div.related li.nav-item``, ``ul.wy-breadcrumbs``,
     ``nav[aria-label=breadcrumb]``; else the page whose table of contents lists it first-level)
     names another page present in the corpus is that page's child;
     the root of a manual is the top-most page present (follow up-links until the target is absent).

@@ -53,6 +53,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
+from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import TOC_CHROME, classes, flatten, normalise, remove_chrome
 from ham.ingest.report import IngestReport, read_bytes
 from ham.ingest.structure import remove_front_matter
@@ -61,7 +62,7 @@ from ham.ingest.structure import remove_front_matter
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
                "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, form, #searchbox, "
                "div.searchbox, button, input, select, div#footer, ul.docnav, div.navbar, div.bs-sidebar, "
-               "div.modal")
+               "div.modal, body > address")
 _PUBLICAN_CHROME = "div#banner, p#title"   # the site banner and the two logo links atop every page
 # MediaWiki's page chrome, the hidden MathML beside each formula's image (its alt holds the TeX),
 # and the "[*]" file links an HTML export leaves in thumbnail boxes
@@ -305,6 +306,10 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     title_node = tree.css_first("title")
     title = normalise(title_node.text()) if title_node is not None else ""
     links = head_links(tree, path, root)
+    panel, panels = icon_navigation(tree, lambda href: link_target(href, path, root))
+    links = {**panel, **links}          # a <link rel> the page declares comes first
+    if panels:
+        report.exclude(path, "navigation panel", panels)
     made_by = generator(tree)
     texinfo = made_by in TEXINFO_GENERATORS
     if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \

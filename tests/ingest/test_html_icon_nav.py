@@ -1,0 +1,63 @@
+"""Manuals whose pages say where they sit only by navigation icons (LaTeX2HTML, Hyperlatex): the
+icons' up/prev/next links join the pages into one tree, and the panels are not content. Pages
+shaped like the Dr. Geo manual (Hyperlatex 2.6, Debian's drgeo-doc) and LaTeX2HTML's output."""
+from ham.ingest import ingest_corpus
+from tests.ingest.helpers import heading_path, leaf_with
+from tests.ingest.test_html_toolchains import html
+
+
+def hyperlatex_bar(title: str, up: str = "", prev: str = "", nxt: str = "") -> str:
+    cells = "".join(f'<td><a href="{href}"><img border="0" alt="{alt}" src="figures/{icon}.png"></a></td>'
+                    if href else '<td><img alt="" src="figures/blank.png"></td>'
+                    for href, icon, alt in ((nxt, "next", "Next"), (up, "up", "Up"), (prev, "previous", "Prev")))
+    return f'<table width="100%"><tr>{cells}<td align="center"><b>{title}</b></td></tr></table>'
+
+
+def test_hyperlatex_pages_join_by_their_icon_bar_which_is_not_content(tmp_path):
+    footer = "<hr /><address>Any comments? Contact the author.</address>"
+    pages = {
+        "manual.html": html("Geo Manual", hyperlatex_bar("Geo Manual", nxt="tools.html")
+                            + "<h1>Geo Manual</h1><p>Geo draws figures you can move.</p>" + footer),
+        "tools.html": html("Geo Manual -- Line Tools", hyperlatex_bar("Line Tools", "manual.html", "manual.html", "ray.html")
+                           + "<h2>Line Tools</h2><p>These tools draw straight objects.</p>" + footer),
+        "ray.html": html("Geo Manual -- Ray", hyperlatex_bar("Ray", "tools.html", "tools.html")
+                         + "<h4>Ray</h4><p>Create a ray defined by two points.</p>" + footer),
+    }
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text)
+    docs, report = ingest_corpus(tmp_path)
+    assert len(docs) == 1                           # three documents before: nothing said where a page sits
+    doc = docs[0]
+    ray = leaf_with(doc, "text", "Create a ray")
+    assert doc.title == "Geo Manual" and heading_path(doc, ray) == ["Line Tools", "Ray"]
+    leaves = [n.text or "" for n in doc.leaves()]
+    assert not any("Contact the author" in t or "Next" in t or "blank" in t for t in leaves)
+    assert not any(n.kind == "table" for n in doc.leaves())
+    assert report.excluded["ray.html"]["navigation panel"] == 1
+
+
+def test_latex2html_navigation_panel_gives_the_tree_and_is_left_out(tmp_path):
+    def panel(up: str, prev: str = "", nxt: str = "", up_title: str = "") -> str:
+        icons = "".join(f'<a href="{href}"><img width="37" height="24" alt="{icon}" src="{icon}.png"></a> '
+                        if href else f'<img width="37" height="24" alt="{icon}" src="{icon}_g.png"> '
+                        for href, icon in ((nxt, "next"), (up, "up"), (prev, "prev")))
+        return (f"<!--Navigation Panel-->{icons}<br><b> Up:</b> <a href=\"{up}\">{up_title}</a>"
+                "<br><br><!--End of Navigation Panel-->")
+
+    pages = {
+        "index.html": html("Pump Guide", "<h1>Pump Guide</h1><p>Service notes for the P-300 pump.</p>"
+                           "<ul><li><a href=\"node1.html\">Installation</a></li></ul>"),
+        "node1.html": html("Installation", panel("index.html", nxt="node2.html", up_title="Pump Guide")
+                           + "<h1>1 Installation</h1><p>Place the pump on a level base.</p>"),
+        "node2.html": html("Wiring", panel("node1.html", prev="node1.html", up_title="Installation")
+                           + "<h2>1.1 Wiring</h2><p>Connect the motor through the isolator.</p>"),
+    }
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text)
+    docs, report = ingest_corpus(tmp_path)
+    assert len(docs) == 1
+    doc = docs[0]
+    wiring = leaf_with(doc, "text", "Connect the motor")
+    assert doc.title == "Pump Guide" and heading_path(doc, wiring) == ["1 Installation", "1.1 Wiring"]
+    assert not any("Up:" in (n.text or "") for n in doc.leaves())
+    assert report.excluded["node2.html"]["navigation panel"] == 1
