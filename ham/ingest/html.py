@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from ham.document import Document
 from ham.ingest.builder import Block, TreeBuilder, doc_id_for, same_title
-from ham.ingest.html_page import Page, read_page
+from ham.ingest.html_page import Page, read_page, without_site_prefix
 from ham.ingest.report import IngestReport
 
 SUFFIXES = {".html", ".htm", ".xhtml"}
@@ -109,12 +109,14 @@ def title_page_first(page: Page) -> list[Block]:
     return [blocks[at], *blocks[:at], *blocks[at + 1:]]
 
 
-def placed_blocks(page: Page, depth: int, kids: list[str] = ()) -> tuple[list[Block], list[tuple[int, int, list[str]]]]:
+def placed_blocks(page: Page, depth: int, kids: list[str] = (),
+                  site: str = "") -> tuple[list[Block], list[tuple[int, int, list[str]]]]:
     """The page's blocks with heading levels moved so its top heading sits at ``depth``; also
     where its child pages ``kids`` go and at which depth, as (index, depth, pages) in block order:
     a child at the end of the section holding the table of contents that lists it (a Sphinx
     index page's "User Guide", "API" and "Community" toctrees each hold their own), else the
-    page's first table of contents, else its first section; one level below that section."""
+    page's first table of contents, else its first section; one level below that section.
+    ``site``: the manual's title, left out of a ``<title>`` that names a page after it."""
     levels = [b.level for b in page.blocks if b.kind == "heading"]
     shift = depth - min(levels) if levels else depth
     blocks: list[Block] = []
@@ -130,7 +132,7 @@ def placed_blocks(page: Page, depth: int, kids: list[str] = ()) -> tuple[list[Bl
         return position + 1 if synthetic else position
 
     if synthetic:
-        title = page.title or PurePosixPath(page.rel).stem
+        title = without_site_prefix(page.title, site) or PurePosixPath(page.rel).stem
         blocks.append(Block(kind="heading", text=title, level=depth, source=page.rel))
         shift += 1
     blocks += [replace(b, level=b.level + shift) if b.kind in ("heading", "end_section") else b for b in page_blocks]
@@ -154,7 +156,7 @@ def site_document(root_rel: str, pages: dict[str, Page], children: dict[str, lis
     builder = TreeBuilder(doc_id_for(root_rel), title, root_rel, "html")
 
     def add_page(rel: str, depth: int) -> None:
-        blocks, groups = placed_blocks(pages[rel], depth, children[rel])
+        blocks, groups = placed_blocks(pages[rel], depth, children[rel], "" if rel == root_rel else title)
         if blocks:   # a link to the page itself lands on its first block (ham.ingest.html_links)
             first = blocks[0]
             blocks[0] = replace(first, meta={**first.meta, "anchors": [rel, *first.meta.get("anchors", ())]})

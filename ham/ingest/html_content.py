@@ -150,8 +150,10 @@ class ContentWalker(MediaWalker, LinkCollector):
         elif tag in ("p", "div") and is_back_to_top(node):
             self.report.exclude(self.page, "back-to-top link", 1)
         elif (tag == "div" and "details" in cls and node.parent is not None
-              and node.parent.attributes.get("id") == "header") or cls & CREDIT_CLASSES:
-            # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice
+              and node.parent.attributes.get("id") == "header") or cls & CREDIT_CLASSES \
+                or (tag in HEADINGS and tag != "h1" and "maketitle" in cls):
+            # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice;
+            # the author and date lines LaTeX's \maketitle sets below the title (Hyperlatex)
             self.report.exclude(self.page, "front matter (copyright, credits)", 1)
         elif tag in HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]) + refentry_depth(node))

@@ -220,7 +220,17 @@ def surviving(before: list[Block], after: list[Block]) -> list[int]:
     return positions
 
 
-_SUFFIX_SEPARATORS = (" — ", " – ", " - ", " | ", " :: ", " » ")
+_SUFFIX_SEPARATORS = (" — ", " – ", " -- ", " - ", " | ", " :: ", " » ")
+
+
+def without_site_prefix(title: str, site: str) -> str:
+    """A page's ``<title>`` that is the manual's title, a separator and the page's name
+    ("Dr. Geo User's Manual -- Translation", as Hyperlatex writes them) is that name: a page
+    without a heading of its own is named by it."""
+    for sep in _SUFFIX_SEPARATORS:
+        if site and title.startswith(site + sep) and title[len(site + sep):].strip():
+            return title[len(site + sep):].strip()
+    return title
 
 
 def without_site_suffix(title: str, heading: str) -> str:

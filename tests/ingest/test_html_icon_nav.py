@@ -14,14 +14,16 @@ def hyperlatex_bar(title: str, up: str = "", prev: str = "", nxt: str = "") -> s
 
 
 def test_hyperlatex_pages_join_by_their_icon_bar_which_is_not_content(tmp_path):
+    """Also: a page named only by its <title> ("Geo Manual -- Ray") is named "Ray"."""
     footer = "<hr /><address>Any comments? Contact the author.</address>"
     pages = {
         "manual.html": html("Geo Manual", hyperlatex_bar("Geo Manual", nxt="tools.html")
-                            + "<h1>Geo Manual</h1><p>Geo draws figures you can move.</p>" + footer),
+                            + '<h1 class="maketitle">Geo Manual</h1><h2 class="maketitle">A. Author</h2>'
+                            '<h3 class="maketitle">August 29, 2004</h3><p>Geo draws figures you can move.</p>' + footer),
         "tools.html": html("Geo Manual -- Line Tools", hyperlatex_bar("Line Tools", "manual.html", "manual.html", "ray.html")
                            + "<h2>Line Tools</h2><p>These tools draw straight objects.</p>" + footer),
         "ray.html": html("Geo Manual -- Ray", hyperlatex_bar("Ray", "tools.html", "tools.html")
-                         + "<h4>Ray</h4><p>Create a ray defined by two points.</p>" + footer),
+                         + "<p>Create a ray defined by two points.</p>" + footer),   # named by its <title> alone
     }
     for name, text in pages.items():
         (tmp_path / name).write_text(text)
@@ -33,6 +35,8 @@ def test_hyperlatex_pages_join_by_their_icon_bar_which_is_not_content(tmp_path):
     leaves = [n.text or "" for n in doc.leaves()]
     assert not any("Contact the author" in t or "Next" in t or "blank" in t for t in leaves)
     assert not any(n.kind == "table" for n in doc.leaves())
+    # \maketitle's author and date lines are credits, not sections holding the manual
+    assert not any(n.title in ("A. Author", "August 29, 2004") for n in doc.root.walk())
     assert report.excluded["ray.html"]["navigation panel"] == 1
 
 
