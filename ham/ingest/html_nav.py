@@ -55,20 +55,32 @@ def icon_navigation(tree: LexborHTMLParser, target_of) -> tuple[dict[str, str], 
         if anchors and all(_icon_link(a) for a in anchors) and len(table.css("table")) == 1:   # itself, no inner one
             table.decompose()
             removed += 1
-    for start in [n for n in tree.root.traverse(include_text=False) if n.tag == "-comment"
-                  and _PANEL_START.match(_comment_text(n))]:
-        doomed, node = [], start.next
-        while node is not None and not (node.tag == "-comment" and _PANEL_END.match(_comment_text(node))):
-            doomed.append(node)
-            node = node.next
-        if node is None:          # no end marker: leave the page as it is
-            continue
+    for start in [n for n in tree.root.traverse(include_text=False) if _is_comment(n, _PANEL_START)]:
+        doomed = _panel(start)
         for n in doomed:
             n.decompose()
-        removed += 1
+        removed += bool(doomed)
     return links, removed
 
 
-def _comment_text(node: LexborNode) -> str:
-    return (node.html or "").removeprefix("<!--").removesuffix("-->")
+def _panel(start: LexborNode) -> list[LexborNode]:
+    """The nodes from a ``Navigation Panel`` comment to its end marker: its following siblings up
+    to the marker, or its whole parent when the marker follows the parent (LaTeX2HTML 2019 and
+    later wrap the panel in ``div.navigation`` and close the div before the marker); nothing when
+    there is no marker."""
+    doomed, node = [], start.next
+    while node is not None and not _is_comment(node, _PANEL_END):
+        doomed.append(node)
+        node = node.next
+    if node is not None:
+        return doomed
+    parent = start.parent
+    after = parent.next if parent is not None and parent.tag not in ("body", "html") else None
+    while after is not None and after.tag == "-text" and not (after.text_content or "").strip():
+        after = after.next
+    return [parent] if after is not None and _is_comment(after, _PANEL_END) else []
+
+
+def _is_comment(node: LexborNode, pattern: re.Pattern) -> bool:
+    return node.tag == "-comment" and bool(pattern.match((node.html or "").removeprefix("<!--").removesuffix("-->")))
 

@@ -41,19 +41,20 @@ def test_hyperlatex_pages_join_by_their_icon_bar_which_is_not_content(tmp_path):
 
 
 def test_latex2html_navigation_panel_gives_the_tree_and_is_left_out(tmp_path):
-    def panel(up: str, prev: str = "", nxt: str = "", up_title: str = "") -> str:
+    def panel(up: str, prev: str = "", nxt: str = "", up_title: str = "", wrapped: bool = False) -> str:
         icons = "".join(f'<a href="{href}"><img width="37" height="24" alt="{icon}" src="{icon}.png"></a> '
                         if href else f'<img width="37" height="24" alt="{icon}" src="{icon}_g.png"> '
                         for href, icon in ((nxt, "next"), (up, "up"), (prev, "prev")))
-        return (f"<!--Navigation Panel-->{icons}<br><b> Up:</b> <a href=\"{up}\">{up_title}</a>"
-                "<br><br><!--End of Navigation Panel-->")
+        inner = f"<!--Navigation Panel-->{icons}<br><b> Up:</b> <a href=\"{up}\">{up_title}</a><br><br>"
+        # LaTeX2HTML 2019 and later (Debian's latex2html manual) close a div.navigation before the end marker
+        return (f'<div class="navigation">{inner}</div>\n' if wrapped else inner) + "<!--End of Navigation Panel-->"
 
     pages = {
         "index.html": html("Pump Guide", "<h1>Pump Guide</h1><p>Service notes for the P-300 pump.</p>"
                            "<ul><li><a href=\"node1.html\">Installation</a></li></ul>"),
         "node1.html": html("Installation", panel("index.html", nxt="node2.html", up_title="Pump Guide")
                            + "<h1>1 Installation</h1><p>Place the pump on a level base.</p>"),
-        "node2.html": html("Wiring", panel("node1.html", prev="node1.html", up_title="Installation")
+        "node2.html": html("Wiring", panel("node1.html", prev="node1.html", up_title="Installation", wrapped=True)
                            + "<h2>1.1 Wiring</h2><p>Connect the motor through the isolator.</p>"),
     }
     for name, text in pages.items():
