@@ -212,7 +212,9 @@ def remove_front_matter(blocks: list[Block], report, path, title: str = "") -> l
             if is_toc_text(text) and len(text.splitlines()) >= 2 and early:
                 n_toc += 1
                 continue
-            if normalise_ws(text).rstrip(" :：") in _FRONT_LABELS and headings_seen == 0:
+            # a label is set as one ("License", "Authors:"); a lower-case word is an index entry or a
+            # field name ("license" in a package manifest's reference), and credits would drop the rest
+            if normalise_ws(text).rstrip(" :：") in _FRONT_LABELS and headings_seen == 0 and not text[:1].islower():
                 in_credits = True
                 n_credit += 1
                 continue

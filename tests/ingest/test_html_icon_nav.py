@@ -66,3 +66,20 @@ def test_latex2html_navigation_panel_gives_the_tree_and_is_left_out(tmp_path):
     assert doc.title == "Pump Guide" and heading_path(doc, wiring) == ["1 Installation", "1.1 Wiring"]
     assert not any("Up:" in (n.text or "") for n in doc.leaves())
     assert report.excluded["node2.html"]["navigation panel"] == 1
+
+
+def test_a_lower_case_label_word_is_no_credits_line_that_drops_the_rest(tmp_path):
+    """LaTeX2HTML's printed index has the entry "copyright" on its own line; it had started a
+    credits block that dropped all 865 entries after it. A label is set as one ("License")."""
+    entries = ("<dd><strong>colour</strong> : <a href='node2.html'>2</a>"
+               "<dd><strong>copyright</strong><dl><dd><strong>Leeds</strong> : <a href='node3.html'>12</a></dl>"
+               "<dd><strong>counter</strong> : <a href='node4.html'>4</a>"
+               "<dd><strong>cross-references</strong> : <a href='node5.html'>5</a>")
+    (tmp_path / "index.html").write_text(html("Index", f"<h2>Index</h2><dl>{entries}</dl>"))
+    (tmp_path / "about.html").write_text(html("About", "<h2>About</h2><p>Pump tools for the P-300.</p>"
+                                              "<p>License</p><p>BSD-2-Clause, see COPYING.</p>"))
+    docs, report = ingest_corpus(tmp_path)
+    kept = [n.text for d in docs for n in d.leaves() if n.kind == "text"]
+    assert "Leeds : 12" in kept and "counter : 4" in kept and "cross-references : 5" in kept
+    assert "BSD-2-Clause, see COPYING." not in kept                # a label set as one still starts credits
+    assert report.excluded["about.html"]["front matter (copyright, credits)"] == 2
