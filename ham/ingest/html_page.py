@@ -220,16 +220,17 @@ def surviving(before: list[Block], after: list[Block]) -> list[int]:
     return positions
 
 
-_SUFFIX_SEPARATORS = (" — ", " – ", " -- ", " - ", " | ", " :: ", " » ")
+_TITLE_SEPARATORS = (" — ", " – ", " -- ", " - ", " | ", " :: ", " » ")
 
 
 def without_site_prefix(title: str, site: str) -> str:
     """A page's ``<title>`` that is the manual's title, a separator and the page's name
     ("Dr. Geo User's Manual -- Translation", as Hyperlatex writes them) is that name: a page
     without a heading of its own is named by it."""
-    for sep in _SUFFIX_SEPARATORS:
-        if site and title.startswith(site + sep) and title[len(site + sep):].strip():
-            return title[len(site + sep):].strip()
+    for sep in _TITLE_SEPARATORS if site else ():
+        rest = title.removeprefix(site + sep)
+        if rest != title and rest.strip():
+            return rest.strip()
     return title
 
 
@@ -240,7 +241,7 @@ def without_site_suffix(title: str, heading: str) -> str:
     Sphinx's placeholder for a page without one ("<no title> — ...") is no title."""
     if title.startswith("<no title>"):
         return ""
-    if heading and title != heading and any(title.startswith(heading + sep) for sep in _SUFFIX_SEPARATORS):
+    if heading and title != heading and any(title.startswith(heading + sep) for sep in _TITLE_SEPARATORS):
         return heading
     return title
 

@@ -87,10 +87,14 @@ class Item:
     frame: int = -1                # text inside a ruled box of one column: the box's index on its page
 
 
+def inside(box, x0: float, top: float, x1: float, bottom: float) -> bool:
+    """The region lies in ``box`` (x0, top, x1, bottom), give or take a point."""
+    return box[0] - 1 <= x0 and x1 <= box[2] + 1 and box[1] - 1 <= top and bottom <= box[3] + 1
+
+
 def framed(ln: Line, frames) -> int:
     """The index of the frame (a ruled box of one column, ``_Reader.tables``) holding the line, or -1."""
-    return next((i for i, (x0, top, x1, bottom) in enumerate(frames) if x0 - 1 <= ln.x0 and ln.x1 <= x1 + 1 and
-                 top - 1 <= ln.top and ln.bottom <= bottom + 1), -1)
+    return next((i for i, box in enumerate(frames) if inside(box, ln.x0, ln.top, ln.x1, ln.bottom)), -1)
 
 
 class _Reader:
@@ -162,10 +166,7 @@ class _Reader:
             kind = "heading" if ln.role == "heading" else "text"
             frame = framed(ln, frames)
             prev = items[-1] if items else None
-            same_frame = prev is not None and kind == prev.kind == "text" and frame >= 0 and prev.frame == frame
-            if same_frame or prev is not None and prev.kind == kind and prev.lines and not ln.level and \
-                    not prev.level and prev.frame == frame < 0 and abs(prev.lines[-1].size - ln.size) < 0.6 and \
-                    0 <= ln.top - prev.bottom <= 0.9 * ln.size and (kind == "text" or len(prev.lines) < 3):
+            if prev is not None and self.joins(prev, ln, kind, frame):
                 prev.lines.append(ln)
                 prev.bottom, prev.x1 = max(prev.bottom, ln.bottom), max(prev.x1, ln.x1)
                 continue
@@ -188,6 +189,17 @@ class _Reader:
             items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox)))
         items += tables
         return self.attach_captions(reading_order(items, lines, float(page.width), body))
+
+    @staticmethod
+    def joins(prev: Item, ln: Line, kind: str, frame: int) -> bool:
+        """The line continues the item before it: a frame's lines all join (a listing's lines are
+        apart or of mixed sizes); elsewhere a line close below one of its size and kind, a heading
+        of at most three lines."""
+        if frame >= 0 or prev.frame >= 0:
+            return kind == prev.kind == "text" and prev.frame == frame
+        return prev.kind == kind and bool(prev.lines) and not ln.level and not prev.level and \
+            abs(prev.lines[-1].size - ln.size) < 0.6 and 0 <= ln.top - prev.bottom <= 0.9 * ln.size and \
+            (kind == "text" or len(prev.lines) < 3)
 
     @staticmethod
     def attach_captions(items: list[Item]) -> list[Item]:
@@ -244,8 +256,7 @@ class _Reader:
             found, boxed = self.tables(page)
 
             def in_table(w, found=found) -> bool:
-                return any(t.x0 - 1 <= w["x0"] and w["x1"] <= t.x1 + 1 and t.top - 1 <= w["top"] and
-                           w["bottom"] <= t.bottom + 1 for t in found)
+                return any(inside((t.x0, t.top, t.x1, t.bottom), w["x0"], w["top"], w["x1"], w["bottom"]) for t in found)
             lines = page_lines(page, in_table, bold)
             for ln in lines:
                 if framed(ln, boxed) >= 0:
