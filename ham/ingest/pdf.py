@@ -27,6 +27,7 @@ their words are not read twice. A "table" of one column is a ruled box around a 
 note (dblatex shades a listing line by line): its lines stay text, one block with their line
 breaks, none of them a heading. Embedded images become image blocks (the region rendered at
 ``DPI``, stored by ``ham.ingest.assets``); tiny ones (under ``MIN_IMAGE_PT`` points) are decoration.
+So do figures drawn in vector graphics (``ham.ingest.pdf_figures``), their labels as their text.
 A "Figure N" / "Table N" paragraph is a caption: linked to the image above or below it, or
 attached to the nearest table. Then the document passes run: repeated page furniture (headers,
 footers, "Page 3 of 20") and front matter are excluded and counted, the title is the largest
@@ -48,6 +49,7 @@ from pathlib import Path
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
+from ham.ingest.pdf_figures import Figure, find_figures, graphics, take_labels
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import count_glued, spaced_punctuation
@@ -85,6 +87,7 @@ class Item:
     level: int = 0
     rule: str = ""
     frame: int = -1                # text inside a ruled box of one column: the box's index on its page
+    alt: str = ""                  # a vector figure's text (``ham.ingest.pdf_figures``)
 
 
 def inside(box, x0: float, top: float, x1: float, bottom: float) -> bool:
@@ -157,7 +160,8 @@ class _Reader:
                 ln.text = opener_title(labels, ln)
 
     def page_items(self, page, lines: list[Line], tables: list[Item], body: float,
-                   furniture_images: set[int] = frozenset(), frames: list[tuple] = ()) -> list[Item]:
+                   furniture_images: set[int] = frozenset(), frames: list[tuple] = (),
+                   figures: list[Figure] = ()) -> list[Item]:
         items: list[Item] = []
         for ln in lines:
             if ln.furniture:
@@ -187,6 +191,13 @@ class _Reader:
                 continue
             bbox = (max(0, x0), max(0, top), min(float(page.width), x1), min(float(page.height), bottom))
             items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox)))
+        for i, fig in enumerate(figures, start=len(page.images)):
+            if i in furniture_images:
+                self.report.exclude(self.path, RUNNING_IMAGE)
+                continue
+            x0, top, x1, bottom = fig.box
+            bbox = (max(0, x0 - 2), max(0, top - 2), min(float(page.width), x1 + 2), min(float(page.height), bottom + 2))
+            items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox), alt=fig.text))
         items += tables
         return self.attach_captions(reading_order(items, lines, float(page.width), body))
 
@@ -250,7 +261,7 @@ class _Reader:
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
         body = (prose or sizes).most_common(1)[0][0]
-        pages, heights, tables, boxes, frames = [], [], [], [], []
+        pages, heights, tables, boxes, frames, figures = [], [], [], [], [], []
         bold = bold_fonts(pdf)
         for page in pdf.pages:
             found, boxed = self.tables(page)
@@ -261,11 +272,21 @@ class _Reader:
             for ln in lines:
                 if framed(ln, boxed) >= 0:
                     ln.role = "text"        # a listing's or a note box's line is no section heading
+            pictures = [(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images]
+            regions = find_figures(graphics(page, [(t.x0, t.top, t.x1, t.bottom) for t in found] + boxed + pictures))
+            if regions is None:
+                self.report.measure(self.path, "pages with too many drawing objects to look for figures", 1)
+            drawn, lines = take_labels(regions or [], lines, boxed)
+            if drawn:
+                self.report.measure(self.path, "figures drawn as vector graphics (rendered as images)", len(drawn))
+                self.report.measure(self.path, "lines of text inside vector figures (kept as the figure's text)",
+                                    sum(len(f.labels) for f in drawn))
             pages.append(lines)
+            figures.append(drawn)
             heights.append(float(page.height) or 1.0)
             tables.append(found)
             frames.append(boxed)
-            boxes.append([(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images])
+            boxes.append(pictures + [f.box for f in drawn])   # a logo drawn in vectors can run too
         _, head_titles = mark_slots(pages, heights)
         logos = running_images(boxes, heights)
         root_title = bookmarks[0].title if bookmarks else ""
@@ -308,7 +329,7 @@ class _Reader:
         for page_no, page in enumerate(pdf.pages):
             width, height = float(page.width) or 1.0, heights[page_no]
             items = self.page_items(page, pages[page_no], tables[page_no], body, logos.get(page_no, set()),
-                                    frames[page_no])
+                                    frames[page_no], figures[page_no])
             for bm in (b for b in missing if b.page == page_no):
                 top = bm.top or 0.0
                 at = next((k for k, it in enumerate(items) if it.top >= top), len(items))
@@ -327,7 +348,7 @@ class _Reader:
                 elif item.kind == "image":
                     if item.image_path:
                         blocks.append(Block(kind="image", image=item.image_path, image_path=item.image_path,
-                                            **common))
+                                            alt=item.alt, **common))
                 elif item.kind == "table":
                     blocks.append(Block(kind="table", text=item.text, caption=item.caption,
                                         image=item.image_path, image_path=item.image_path, **common))

@@ -198,3 +198,91 @@ def test_a_ruled_box_of_one_column_is_text_with_its_line_breaks_not_a_table(tmp_
     tables = [n for n in leaves if n.kind == "table"]
     assert [t.text.splitlines() for t in tables] == [["Model | Flow", "P-300 | 40 l/min"]]
     assert report.measures["guide.pdf"]["ruled boxes of one column read as text"] == 1
+
+
+def _plot(c, x: float, y: float) -> None:
+    """A line chart drawn in vector graphics, as a plotting library writes it to PDF: axes, a data
+    curve, round markers, tick values below the x axis and a legend."""
+    c.setLineWidth(1)
+    c.line(x, y, x + 200, y)                           # the axes
+    c.line(x, y, x, y + 120)
+    path = c.beginPath()
+    path.moveTo(x, y + 10)
+    path.curveTo(x + 60, y + 110, x + 120, y + 20, x + 190, y + 100)
+    c.drawPath(path, stroke=1, fill=0)
+    for px, py in ((x + 40, y + 52), (x + 100, y + 60), (x + 160, y + 70)):
+        c.circle(px, py, 3, stroke=1, fill=1)
+    c.setFont("Helvetica", 7)
+    for i, tick in enumerate(("0", "10", "20", "30")):
+        c.drawString(x - 2 + i * 60, y - 14, tick)     # below the axis, outside the drawing
+    c.drawString(x + 150, y + 110, "flow")
+
+
+def test_a_figure_drawn_in_vector_graphics_is_an_image_with_its_labels_as_its_text(tmp_path):
+    """A plot, a diagram or a logo converted from SVG has no embedded image: it used to vanish and
+    its labels became text lines in the section (asymptote's manual: 36 such figures)."""
+    c = titled_page(tmp_path / "pump.pdf", "Pump Guide", "1 Performance")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 715, "The flow rises with the speed of the impeller, as the chart shows.")
+    c.drawString(72, 660, "It rises fast.")            # a paragraph's last line, at the margin just above
+    _plot(c, 100, 530)
+    c.setFont("Helvetica", 9)
+    c.drawString(100, 490, "Figure 2: Flow against impeller speed.")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 460, "Below 10 rpm the pump does not prime.")
+    # what is no figure: a rounded note box with a small round icon, a ruled table, a page rule
+    c.roundRect(72, 380, 420, 50, 8)
+    c.circle(90, 405, 7)
+    c.drawString(105, 400, "Note: never run the pump dry.")
+    for r, (a, b) in enumerate([("Speed", "Flow"), ("10 rpm", "4 l/min")]):
+        c.rect(72, 320 - r * 18, 150, 18)
+        c.rect(222, 320 - r * 18, 150, 18)
+        c.drawString(77, 325 - r * 18, a)
+        c.drawString(227, 325 - r * 18, b)
+    c.line(72, 60, 523, 60)
+    c.showPage()
+    c.save()
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    images = [u for u in build_units(doc) if u.kind == "image"]
+    assert len(images) == 1
+    figure = images[0]
+    assert figure.caption == "Figure 2: Flow against impeller speed." and (tmp_path / figure.image_path).is_file()
+    leaf = next(n for n in doc.leaves() if n.kind == "image")
+    assert leaf.alt.split() == ["flow", "0", "10", "20", "30"] and heading_path(doc, leaf) == ["1 Performance"]
+    texts = [n.text for n in doc.leaves() if n.kind == "text"]
+    assert not any(t.split() == ["0"] or "flow" == t for t in texts)     # the labels left the running text
+    assert "Note: never run the pump dry." in " ".join(texts) and "It rises fast." in " ".join(texts)
+    assert [n.text.splitlines() for n in doc.leaves() if n.kind == "table"] == [["Speed | Flow", "10 rpm | 4 l/min"]]
+    measures = report.measures["pump.pdf"]
+    assert measures["figures drawn as vector graphics (rendered as images)"] == 1
+    assert measures["lines of text inside vector figures (kept as the figure's text)"] == 5
+
+
+def test_a_logo_drawn_in_vector_graphics_on_every_page_is_furniture(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "guide.pdf"))
+    for n in range(4):
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(72, 760, f"{n + 1} Chapter {n + 1}")
+        c.setFont("Helvetica", 10)
+        c.drawString(72, 730, f"The text of chapter {n + 1}.")
+        for x in (480, 500, 520):                            # the same drawn logo in every footer
+            c.circle(x, 40, 14, fill=1)
+        c.showPage()
+    c.save()
+    docs, report = ingest_corpus(tmp_path)
+    assert not [n for n in docs[0].leaves() if n.kind == "image"]
+    assert report.measures["guide.pdf"]["figures drawn as vector graphics (rendered as images)"] == 4
+    assert report.excluded_totals()["running image (header/footer logo)"] == 4
+
+
+def test_a_page_too_dense_to_search_for_drawn_figures_is_counted_not_searched(monkeypatch):
+    from ham.ingest import pdf_figures
+
+    monkeypatch.setattr(pdf_figures, "MAX_OBJECTS", 2)
+    strokes = [("curve", (0.0, 0.0, 50.0, 50.0)), ("curve", (10.0, 10.0, 20.0, 20.0)), ("curve", (30.0, 5.0, 45.0, 30.0))]
+    assert pdf_figures.find_figures(strokes) is None
+    monkeypatch.setattr(pdf_figures, "MAX_OBJECTS", 3)
+    assert pdf_figures.find_figures(strokes) == [(0.0, 0.0, 50.0, 50.0)]
