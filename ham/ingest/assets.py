@@ -2,12 +2,15 @@
 written once under the corpus root, in ``.ham/images/<sha256 prefix>.<ext>``: content-addressed
 (the same bytes give the same file), hidden (so ingest never reads them as documents and the
 corpus hash ignores them) and inside the root, so ``image_path`` stays relative to it like every
-other image. A corpus root that cannot be written to is reported once per document and its
-embedded images are left out."""
+other image. Each file appears whole (written under a temporary name of its writer's own, then
+renamed), so jobs ingesting one corpus at once all get every image. A corpus root that cannot be
+written to is reported once per document and its embedded images are left out."""
 from __future__ import annotations
 
 import hashlib
 import io
+import os
+import uuid
 from pathlib import Path
 
 ASSET_DIR = ".ham/images"
@@ -28,9 +31,11 @@ def store_image(root: Path, report, source: Path, image=None, data: bytes | None
     if not target.exists():
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(target.suffix + ".tmp")
+            # a temporary name of this writer's own: grid jobs ingesting one corpus at once write the
+            # same image, and a shared name let one writer's rename take the other's file away
+            tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
             tmp.write_bytes(data)
-            tmp.replace(target)
+            os.replace(tmp, target)
         except OSError as exc:
             report.add(source, f"cannot store an embedded image under {root / ASSET_DIR} ({exc})", "image")
             return None
