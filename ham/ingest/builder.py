@@ -60,6 +60,7 @@ class TreeBuilder:
         self._step: Node | None = None
         self._steps_in_run = 0
         self._pending_caption: Node | None = None
+        self._adopted: dict[str, tuple[Node, Node]] = {}   # image id -> (image, the caption above it it took)
         self._last_leaf: Node | None = None
         self._title_level: int | None = None
         self._seen_heading = False
@@ -202,11 +203,32 @@ class TreeBuilder:
             node.caption = " ".join(pending.text.split())
             node.label = label_of(node.caption)
             pending.caption_of = node.id
+            self._adopted[node.id] = (node, pending)
         notes = " ".join(clean_text(block.footnote).split())
         if notes:   # the source's description of the image (DocBook's mediaobject caption): its, not text
             node.caption = f"{node.caption} {notes}".strip()
 
+    def _captions_below(self) -> None:
+        """An image that took the caption above it gives it back when a caption right below it
+        is nobody's: figures are captioned below, and the one above was a listing's or a text
+        figure's (graphviz's dot guide: "Figure 1: Small graph" above the drawing, "Figure 2:
+        Drawing of small graph" below it). Where every figure is captioned above, the caption below
+        an image is the next image's, so it is never nobody's."""
+        parents = {c.id: n for n in self.root.walk() for c in n.children}
+        for image, above in self._adopted.values():
+            siblings = parents[image.id].children
+            at = siblings.index(image)
+            below = siblings[at + 1] if at + 1 < len(siblings) else None
+            if below is None or below.kind != "text" or below.caption_of is not None \
+                    or not CAPTION.match(below.text):
+                continue
+            above.caption_of = None
+            image.caption = " ".join(below.text.split())
+            image.label = label_of(image.caption)
+            below.caption_of = image.id
+
     def finish(self) -> Document:
+        self._captions_below()
         title = self.root.title or next((c.title for c in self.root.children if c.title), self.doc_id)
         self.root.title = title
         return Document(id=self.doc_id, title=title, source=self.source, format=self.fmt, root=self.root)

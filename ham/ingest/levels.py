@@ -318,13 +318,29 @@ def _without_articles(numbered: list[Numbering | None], titles: list[str]) -> li
     return [None if b and n.number not in run else n for n, b in zip(numbered, bare)]
 
 
+def _letters_in_sequence(numbered: list[Numbering | None]) -> list[Numbering | None]:
+    """A lone letter that could be a Roman numeral ("C", "I") is a letter when the single letter
+    numbered before it is the one before it in the alphabet: appendix "C" after "B", "I" after
+    "H" (graphviz's dot guide, appendices A to I, had "C" nested as the Roman numeral 100 below "B")."""
+    out: list[Numbering | None] = []
+    last = ""
+    for n in numbered:
+        if n is not None and n.style == "roman-or-alpha" and len(n.number) == 1 and last \
+                and ord(n.number) == ord(last) + 1:
+            n = Numbering("alpha", n.number, n.parts)
+        if n is not None and n.style in ("alpha", "roman-or-alpha", "appendix") and len(n.number) == 1:
+            last = n.number
+        out.append(n)
+    return out
+
+
 class LevelResolver:
     """Assigns ``(level, rule)`` to each heading of one document, in order (rules: module docstring).
     ``headings``: (title, font size or None[, font name]) for every heading of the document, in order."""
 
     def __init__(self, headings: list[tuple]) -> None:
         titles = [h[0] for h in headings]
-        self.numbered = _without_articles([numbering_of(t) for t in titles], titles)
+        self.numbered = _letters_in_sequence(_without_articles([numbering_of(t) for t in titles], titles))
         present = [n for n in self.numbered if n is not None]
         styles = [n.style for n in present]
         self.has_roman = "roman" in styles or styles.count("roman-or-alpha") >= 2

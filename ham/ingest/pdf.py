@@ -49,15 +49,15 @@ from pathlib import Path
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
-from ham.ingest.pdf_figures import Figure, find_figures, graphics, take_labels
+from ham.ingest.pdf_figures import Figure, page_figures
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
-from ham.ingest.pdf_glued import count_glued, spaced_punctuation
-from ham.ingest.pdf_glyphs import unmapped
-from ham.ingest.pdf_outline import (BELOW, Bookmark, align, nest_below_outline, pdf_errors,  # noqa: F401
-                                    read_outline, title_key)
+from ham.ingest.pdf_glued import measure_text
+from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
+                                    pdf_errors, read_outline, title_key)
 from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, bold_fonts, is_mono, looks_like_heading,
                                  page_lines, reading_order)
+from ham.ingest.pdf_title import read_title_page
 from ham.ingest.report import IngestReport
 
 
@@ -88,6 +88,20 @@ class Item:
     rule: str = ""
     frame: int = -1                # text inside a ruled box of one column: the box's index on its page
     alt: str = ""                  # a vector figure's text (``ham.ingest.pdf_figures``)
+
+    def block(self, common: dict) -> Block | None:
+        """The Block this item becomes (``common``: page, source, bbox, index); None for an image
+        that could not be rendered."""
+        if self.kind == "heading":
+            return Block(kind="heading", text=self.text, level=self.level, rule=self.rule, font_size=self.size,
+                         font=self.font, **common)
+        if self.kind == "image":
+            return Block(kind="image", image=self.image_path, image_path=self.image_path, alt=self.alt,
+                         **common) if self.image_path else None
+        if self.kind == "table":
+            return Block(kind="table", text=self.text, caption=self.caption, image=self.image_path,
+                         image_path=self.image_path, **common)
+        return Block(kind=self.kind, text=self.text, **common)
 
 
 def inside(box, x0: float, top: float, x1: float, bottom: float) -> bool:
@@ -273,14 +287,8 @@ class _Reader:
                 if framed(ln, boxed) >= 0:
                     ln.role = "text"        # a listing's or a note box's line is no section heading
             pictures = [(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images]
-            regions = find_figures(graphics(page, [(t.x0, t.top, t.x1, t.bottom) for t in found] + boxed + pictures))
-            if regions is None:
-                self.report.measure(self.path, "pages with too many drawing objects to look for figures", 1)
-            drawn, lines = take_labels(regions or [], lines, boxed)
-            if drawn:
-                self.report.measure(self.path, "figures drawn as vector graphics (rendered as images)", len(drawn))
-                self.report.measure(self.path, "lines of text inside vector figures (kept as the figure's text)",
-                                    sum(len(f.labels) for f in drawn))
+            drawn, lines = page_figures(page, [(t.x0, t.top, t.x1, t.bottom) for t in found] + boxed + pictures,
+                                        lines, boxed, self.report, self.path)
             pages.append(lines)
             figures.append(drawn)
             heights.append(float(page.height) or 1.0)
@@ -313,17 +321,10 @@ class _Reader:
                         ln.role = ""
         if deeper is not None:
             nest_below_outline(pages, deeper)
-        missing = [bm for bm in bookmarks if bm.line is None and bm.page is not None]
-        if bookmarks:
-            self.report.measure(self.path, "outline bookmarks", len(bookmarks))
-            self.report.measure(self.path, "bookmarks aligned to their heading line",
-                                sum(1 for bm in bookmarks if bm.line is not None))
-            self.report.measure(self.path, "bookmarks not found on their page (placed at their destination)",
-                                len(missing))
-            undirected = [bm.title for bm in bookmarks if bm.page is None]
-            if undirected:
-                self.report.add(self.path, f"{len(undirected)} bookmark(s) without a destination page, not placed: "
-                                           + ", ".join(repr(t) for t in undirected[:5]), "heading")
+        found = read_title_page(pages, body, self.report, self.path, wants_title=bool(bookmarks) and not self.title)
+        if found:
+            self.title, self.title_rule = found
+        missing = measure_outline(self.report, self.path, bookmarks)
         blocks: list[Block] = []
         texts: list[str] = []
         for page_no, page in enumerate(pdf.pages):
@@ -337,30 +338,14 @@ class _Reader:
                                       rule=f"outline: bookmark level {bm.level} (its title was not found on page "
                                            f"{page_no + 1}: placed at its destination)"))
             for item in items:
-                bbox = (int(item.x0 * 1000 / width), int(item.top * 1000 / height),
-                        int(item.x1 * 1000 / width), int(item.bottom * 1000 / height))
-                common = dict(page=page_no, source=self.rel, bbox=bbox, index=len(blocks))
                 if item.kind in ("heading", "text", "caption"):
                     texts.append(item.text)
-                if item.kind == "heading":
-                    blocks.append(Block(kind="heading", text=item.text, level=item.level, rule=item.rule,
-                                        font_size=item.size, font=item.font, **common))
-                elif item.kind == "image":
-                    if item.image_path:
-                        blocks.append(Block(kind="image", image=item.image_path, image_path=item.image_path,
-                                            alt=item.alt, **common))
-                elif item.kind == "table":
-                    blocks.append(Block(kind="table", text=item.text, caption=item.caption,
-                                        image=item.image_path, image_path=item.image_path, **common))
-                else:
-                    blocks.append(Block(kind=item.kind, text=item.text, **common))
-        glued = count_glued(texts)
-        self.report.measure(self.path, "text tokens", glued.tokens)
-        self.report.measure(self.path, "glued tokens", glued.glued)
-        self.report.measure(self.path, "punctuation set off by a space", sum(spaced_punctuation(texts).values()))
-        left = sum(unmapped(t) for t in texts)
-        if left:
-            self.report.measure(self.path, "glyphs without a Unicode mapping", left)
+                block = item.block(dict(page=page_no, source=self.rel, index=len(blocks),
+                                        bbox=(int(item.x0 * 1000 / width), int(item.top * 1000 / height),
+                                              int(item.x1 * 1000 / width), int(item.bottom * 1000 / height))))
+                if block is not None:
+                    blocks.append(block)
+        measure_text(self.report, self.path, texts)
         return blocks
 
 

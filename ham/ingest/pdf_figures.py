@@ -187,3 +187,17 @@ def take_labels(regions: list[Box], lines: list[Line], frames: list[Box] = ()) -
     for fig in figures:
         fig.labels.sort(key=lambda ln: (round(ln.top), ln.x0))
     return figures, [ln for i, ln in enumerate(lines) if i not in taken]
+
+
+def page_figures(page, skip: list[Box], lines: list[Line], frames: list[Box], report,
+                 path) -> tuple[list[Figure], list[Line]]:
+    """One page's drawn figures and the lines left to its text, counted in ``report``."""
+    regions = find_figures(graphics(page, skip))
+    if regions is None:
+        report.measure(path, "pages with too many drawing objects to look for figures", 1)
+    drawn, lines = take_labels(regions or [], lines, frames)
+    if drawn:
+        report.measure(path, "figures drawn as vector graphics (rendered as images)", len(drawn))
+        report.measure(path, "lines of text inside vector figures (kept as the figure's text)",
+                       sum(len(f.labels) for f in drawn))
+    return drawn, lines

@@ -26,6 +26,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ham.ingest.pdf_glyphs import unmapped
+
 FREQUENT = 3
 MIN_LENGTH = 6
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -111,3 +113,14 @@ def spaced_punctuation(texts) -> Counter:
             if len(token) == 1 and token in _CLOSING and _WORDISH.search(before) and not leader:
                 found[(before.lower(), token)] += 1
     return found
+
+
+def measure_text(report, path, texts: list[str]) -> None:
+    """The text-quality measures of a PDF's extracted text, into the ingest report."""
+    glued = count_glued(texts)
+    report.measure(path, "text tokens", glued.tokens)
+    report.measure(path, "glued tokens", glued.glued)
+    report.measure(path, "punctuation set off by a space", sum(spaced_punctuation(texts).values()))
+    left = sum(unmapped(t) for t in texts)
+    if left:
+        report.measure(path, "glyphs without a Unicode mapping", left)

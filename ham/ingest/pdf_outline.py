@@ -232,3 +232,19 @@ def nest_below_outline(pages: list[list[Line]], deeper: int) -> None:
     for ln in heads:
         ln.level = deeper + rank[style(ln)]
         ln.rule = f"{BELOW} ({ln.size:g}pt{', bold' if ln.bold else ''}): level {ln.level}"
+
+
+def measure_outline(report, path, bookmarks: list[Bookmark]) -> list[Bookmark]:
+    """Count how the outline was placed (ingest report); return the bookmarks whose heading was
+    not found on their page (placed at their destination). One without a destination is reported."""
+    missing = [bm for bm in bookmarks if bm.line is None and bm.page is not None]
+    if not bookmarks:
+        return missing
+    report.measure(path, "outline bookmarks", len(bookmarks))
+    report.measure(path, "bookmarks aligned to their heading line", sum(1 for bm in bookmarks if bm.line is not None))
+    report.measure(path, "bookmarks not found on their page (placed at their destination)", len(missing))
+    undirected = [bm.title for bm in bookmarks if bm.page is None]
+    if undirected:
+        report.add(path, f"{len(undirected)} bookmark(s) without a destination page, not placed: "
+                         + ", ".join(repr(t) for t in undirected[:5]), "heading")
+    return missing

@@ -35,7 +35,9 @@ BASELINE = 0.2     # baselines this far apart (of the smaller size) are one: a s
 SMALLER = 0.8      # a word this much smaller than its line, with its bottom off the line's, is raised or lowered
 SMALL_TEXT = 0.8   # lines set below this share of the body size are not evidence of two columns
 COLUMN_WORDS = 3   # ... nor lines of fewer words
-_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
+# URW's Times clone names its bold "Medi" (NimbusRomNo9L-Medi, -MediItal: what pdfTeX embeds for
+# Times-Bold); its Chancery's "MediItal" is the regular weight, so the name is matched whole
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi|NimbusRomNo9L-Medi", re.I)
 # TeX's bold faces, whose names say so only in Karl Berry's codes: Computer Modern's cmbx/cmb/cmssbx
 # and the EC (cm-super) sfbx, sfbi, sfbl, sfsx, sfxc, sfxi
 _TEX_BOLD = re.compile(r"^(?:cm(?:ss)?bx|cmb\d|sf(?:bx|bi|bl|sx|xc|xi)\d)", re.I)

@@ -47,6 +47,31 @@ def test_caption_links_both_directions():
     assert images[1].caption == "Figure 3: Below the image." and texts[1].caption_of == images[1].id
 
 
+
+def _captioned(blocks):
+    b = TreeBuilder("d", "T", "d.pdf", "pdf")
+    for block in blocks:
+        b.add(block)
+    doc = b.finish()
+    return [n for n in doc.root.walk() if n.kind == "text"], [n for n in doc.root.walk() if n.kind == "image"]
+
+
+def test_a_caption_below_an_image_wins_over_the_one_above_it_took():
+    # graphviz's dot guide: a listing captioned "Figure 1", then the drawing captioned below it
+    texts, images = _captioned([Block("text", "digraph G { main -> parse; }"),
+                                Block("text", "Figure 1: Small graph"),
+                                Block("image", image="g.png", image_path="g.png"),
+                                Block("text", "Figure 2: Drawing of small graph"),
+                                Block("text", "The command line option -Tps selects PostScript.")])
+    assert images[0].caption == "Figure 2: Drawing of small graph" and images[0].label == "Figure 2"
+    assert texts[1].caption_of is None and texts[2].caption_of == images[0].id
+    # where every figure is captioned above, the caption below an image is the next image's
+    texts, images = _captioned([Block("text", "Figure 1: The dialog"), Block("image", image="a.png", image_path="a.png"),
+                                Block("text", "Figure 2: The menu"), Block("image", image="b.png", image_path="b.png"),
+                                Block("text", "Body.")])
+    assert [i.caption for i in images] == ["Figure 1: The dialog", "Figure 2: The menu"]
+    assert [t.caption_of for t in texts] == [images[0].id, images[1].id, None]
+
 def test_roundtrip_json(manual_doc):
     again = Document.from_dict(manual_doc.to_dict())
     assert again.to_dict() == manual_doc.to_dict()
@@ -104,6 +129,17 @@ def test_numbering_styles_nest_in_the_order_they_open():
     # letters after decimal sections are appendices, as deep as the numbers
     assert _depths(["1 Intro", "1.1 Scope", "References", "A Proofs", "A.1 Lemma"]) == [1, 2, 1, 1, 2]
 
+
+
+def test_a_letter_that_follows_the_one_before_it_is_no_roman_numeral():
+    # graphviz's dot guide: appendices A to J after decimal sections; "C" and "I" are letters
+    appendices = [f"{letter} {title}" for letter, title in zip("ABCDEFGHIJ", [
+        "Node Attributes", "Edge Attributes", "Graph Attributes", "Grammar", "Plain Output", "Attributed DOT",
+        "Layers", "Node Shapes", "Arrowhead Types", "Color Names"])]
+    assert _depths(["1 Basics", "1.1 Shapes", "References", *appendices]) == [1, 2, 1] + [1] * 10
+    # a Roman-numbered paper's lettered subsections: "C" after "B" is the third letter, not 100
+    assert _depths(["I. INTRODUCTION", "II. RELATED WORK", "A. Graph RAG", "B. Multimodal", "C. Tables",
+                    "III. METHOD"]) == [1, 1, 2, 2, 2, 1]
 
 def test_font_sizes_place_unnumbered_headings():
     assert _depths(["Concepts", "Setup", "Simple setup", "Use"], [20.7, 20.7, 17.3, 20.7]) == [1, 1, 2, 1]

@@ -148,7 +148,8 @@ def test_a_bold_lower_case_line_is_a_heading_only_when_set_off_by_space(tmp_path
 @pytest.mark.parametrize("name, bold", [("DECIFN+CMBX12", True), ("CMBX10", True), ("TYALVP+SFBX1000", True),
                                         ("CMSSBX10", True), ("Times-Bold", True), ("SourceSansPro-Semibold", True),
                                         ("CMR10", False), ("SFRM1000", False), ("CMSS10", False), ("CMBSY10", False),
-                                        ("LinLibertineOB", False)])
+                                        ("LinLibertineOB", False), ("ALWLRF+NimbusRomNo9L-Medi", True),
+                                        ("NimbusRomNo9L-MediItal", True), ("URWChanceryL-MediItal", False)])
 def test_tex_bold_faces_are_known_by_name(name, bold):
     assert is_bold(name) is bold       # LinLibertineOB: by its descriptor only (above)
 
@@ -286,3 +287,68 @@ def test_a_page_too_dense_to_search_for_drawn_figures_is_counted_not_searched(mo
     assert pdf_figures.find_figures(strokes) is None
     monkeypatch.setattr(pdf_figures, "MAX_OBJECTS", 3)
     assert pdf_figures.find_figures(strokes) == [(0.0, 0.0, 50.0, 50.0)]
+
+
+def _maketitle_pdf(path, credits_font: str, outline: bool, subsection_font: str = "Helvetica-Bold") -> None:
+    """LaTeX's \\maketitle: a 17pt title, authors and date at 12pt, then numbered sections; page 2
+    has a 12pt subsection."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    y = 780
+    page1 = [("Times-Roman", 17, "The widget package"), (credits_font, 12, "Jane Doe and John Roe"),
+             (credits_font, 12, "March 3, 2024"), ("Helvetica-Bold", 14, "1 Introduction")] + \
+        [("Times-Roman", 10, f"The widget package draws widgets of kind {i} on every page.") for i in range(20)]
+    page2 = [("Helvetica-Bold", 14, "2 Usage"), (subsection_font, 12, "2.1 Options")] + \
+        [("Times-Roman", 10, f"Option {i} sets the widget's colour and size for the whole document.") for i in range(20)]
+    for lines in (page1, page2):
+        for font, size, text in lines:
+            if text[:1].isdigit() and outline:
+                c.bookmarkPage(text, fit="XYZ", left=72, top=y + 20)
+                c.addOutlineEntry(text, text, level=text.count("."))
+            c.setFont(font, size)
+            c.drawString(72, y, text)
+            y -= size * 2.2
+        c.showPage()
+        y = 780
+    c.save()
+
+
+@pytest.mark.parametrize("outline", [False, True])
+def test_authors_and_date_below_the_title_are_text_not_sections(tmp_path, outline):
+    _maketitle_pdf(tmp_path / "widget.pdf", "Times-Roman", outline)
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert doc.title == "The widget package"     # with an outline that has no title entry too
+    assert [c.title for c in doc.root.children if c.kind == "section"] == ["1 Introduction", "2 Usage"]
+    authors = next(n for n in doc.leaves() if n.text and n.text.startswith("Jane Doe"))
+    assert heading_path(doc, authors) == []      # text under the document, before its first section
+    assert report.measure_totals()["title block lines read as text (authors, date)"] == 2
+
+
+@pytest.mark.parametrize("credits_font, subsection_font", [("Times-Roman", "Times-Roman"), ("Times-Bold", "Helvetica-Bold")])
+def test_a_line_set_like_a_section_heading_stays_a_heading_below_the_title(tmp_path, credits_font, subsection_font):
+    # set like page 2's subsection, or bold: sections, not credits
+    _maketitle_pdf(tmp_path / "widget.pdf", credits_font, False, subsection_font)
+    docs, report = ingest_corpus(tmp_path)
+    titles = [n.title for n in docs[0].root.walk() if n.kind in ("section", "subsection")]
+    assert "Jane Doe and John Roe" in titles and "March 3, 2024" in titles
+    assert report.measure_totals()["title block lines read as text (authors, date)"] == 0
+
+
+def test_a_heading_after_body_text_below_the_title_stays_a_heading(tmp_path):
+    # a one-page note: its regular-weight heading follows body text, so it is no author line
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "note.pdf"))
+    y = 780
+    for font, size, text in [("Times-Roman", 17, "Widget care"), ("Times-Roman", 10, BODY_LINE),
+                             ("Times-Roman", 10, BODY_LINE), ("Times-Roman", 13, "Storing the widget"),
+                             ("Times-Roman", 10, BODY_LINE), ("Times-Roman", 10, BODY_LINE)]:
+        c.setFont(font, size)
+        c.drawString(72, y, text)
+        y -= size * 2.2
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    assert docs[0].title == "Widget care"
+    assert [n.title for n in docs[0].root.walk() if n.kind == "section"] == ["Storing the widget"]
