@@ -138,7 +138,7 @@ class _Reader:
             text = "\n".join(" | ".join(r) for r in rows if any(r))
             if text:
                 x0, top, x1, bottom = t.bbox
-                tables.append(Item("table", top, bottom, x0, x1, text=text, image_path=self.render(page, t.bbox)))
+                tables.append(Item("table", top, bottom, x0, x1, text=text))     # rendered once kept
         return tables, frames
 
     def mark_headings(self, lines: list[Line], body: float, deeper: int | None, toc: bool) -> None:
@@ -287,8 +287,9 @@ class _Reader:
                 if framed(ln, boxed) >= 0:
                     ln.role = "text"        # a listing's or a note box's line is no section heading
             pictures = [(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images]
-            drawn, lines = page_figures(page, [(t.x0, t.top, t.x1, t.bottom) for t in found] + boxed + pictures,
-                                        lines, boxed, self.report, self.path)
+            drawn, lines, found = page_figures(page, found, boxed, pictures, lines, self.report, self.path)
+            for t in found:
+                t.image_path = self.render(page, (t.x0, t.top, t.x1, t.bottom))
             pages.append(lines)
             figures.append(drawn)
             heights.append(float(page.height) or 1.0)

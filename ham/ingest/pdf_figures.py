@@ -18,9 +18,16 @@ A figure's text (labels inside its region, and short lines, ``LABEL_WORDS`` word
 ``LABEL_PT`` of it and within its width or its height, give or take ``LABEL_PT``, and no further than
 twice ``LABEL_PT`` from the drawing: tick values below an axis and the axis title below them, not
 the last line of a paragraph that starts at the margin above a centred figure, nor a list of short
-items below it) leaves the running text and becomes the figure's
+items below it, nor a short line of several words ending a sentence: R-intro's "the following
+figure." right above its figure) leaves the running text and becomes the figure's
 text (``Block.alt``), so it is still searched with the figure. Never taken: a caption ("Figure 3"),
 a heading, a table's or a ruled box's line.
+
+Ruled tables a figure's drawing touches are the figure's too (``absorb_tables``): graphviz draws
+record nodes and clusters as ruled rectangles, which the table finder reads as tables. Where the
+edges between them alone make no figure (each edge is on its own drawing's edge), the page is
+searched again with the tables drawn in, counting only marks outside them (an icon in a table
+cell is no mark).
 """
 from __future__ import annotations
 
@@ -44,10 +51,11 @@ Box = tuple[float, float, float, float]
 class Figure:
     box: Box
     labels: list[Line] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)     # the text of ruled boxes it holds (graphviz's records)
 
     @property
     def text(self) -> str:
-        return " ".join(ln.text for ln in self.labels)
+        return " ".join([ln.text for ln in self.labels] + self.tables)
 
 
 def _white(obj: dict) -> bool:
@@ -125,16 +133,18 @@ def graphics(page, skip: list[Box]) -> list[tuple[str, Box]]:
     return out
 
 
-def find_figures(objects: list[tuple[str, Box]]) -> list[Box] | None:
+def find_figures(objects: list[tuple[str, Box]], unmarked: list[Box] = ()) -> list[Box] | None:
     """The regions of the figures among ``objects`` (module docstring); None for a page of more than
-    ``MAX_OBJECTS`` objects, which is not searched (the reader counts it)."""
+    ``MAX_OBJECTS`` objects, which is not searched (the reader counts it). Nothing inside an
+    ``unmarked`` box counts as a mark (a table's own drawing: an icon in a cell)."""
     if len(objects) > MAX_OBJECTS:
         return None
     boxes = [b for _, b in objects]
     drawings = []
     for members in _groups(boxes, JOIN_PT):
         region = _union(boxes[i] for i in members)
-        marks = [i for i in members if _is_mark(objects[i][0], boxes[i])]
+        marks = [i for i in members if _is_mark(objects[i][0], boxes[i])
+                 and not any(_within(boxes[i], u, 1.0) for u in unmarked)]
         if marks:
             drawings.append((region, sum(1 for i in marks if not _on_edge(boxes[i], region))))
     figures = []
@@ -174,7 +184,9 @@ def take_labels(regions: list[Box], lines: list[Line], frames: list[Box] = ()) -
                 box = (ln.x0, ln.top, ln.x1, ln.bottom)
                 cx, cy = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2
                 inside = fig.box[0] <= cx <= fig.box[2] and fig.box[1] <= cy <= fig.box[3]
-                beside = len(ln.text.split()) <= LABEL_WORDS and _near(box, fig.box, LABEL_PT) and \
+                words = ln.text.split()
+                beside = len(words) <= LABEL_WORDS and not (len(words) > 1 and ln.text.rstrip().endswith((".", ":"))) \
+                    and _near(box, fig.box, LABEL_PT) and \
                     _near(box, drawn, 2 * LABEL_PT) and (
                     fig.box[0] - LABEL_PT <= ln.x0 and ln.x1 <= fig.box[2] + LABEL_PT          # above or below
                     or fig.box[1] - LABEL_PT <= ln.top and ln.bottom <= fig.box[3] + LABEL_PT)  # or beside it
@@ -189,15 +201,54 @@ def take_labels(regions: list[Box], lines: list[Line], frames: list[Box] = ()) -
     return figures, [ln for i, ln in enumerate(lines) if i not in taken]
 
 
-def page_figures(page, skip: list[Box], lines: list[Line], frames: list[Box], report,
-                 path) -> tuple[list[Figure], list[Line]]:
-    """One page's drawn figures and the lines left to its text, counted in ``report``."""
-    regions = find_figures(graphics(page, skip))
-    if regions is None:
+def absorb_tables(regions: list[Box], tables: list[Box]) -> tuple[list[Box], dict[int, int]]:
+    """Tables a figure's drawing touches (within ``JOIN_PT``) are part of it: graphviz draws a
+    record node or a cluster as ruled rectangles, which the table finder reads as a table, and the
+    edges drawn to it touch it. Returns the grown regions (overlapping ones merged) and, for each
+    absorbed table's index, its region's."""
+    regions = list(regions)
+    owner: dict[int, int] = {}
+    grew = True
+    while grew:
+        grew = False
+        for j, table in enumerate(tables):
+            if j in owner:
+                continue
+            for i, region in enumerate(regions):
+                if _near(region, table, JOIN_PT):
+                    regions[i], owner[j], grew = _union([region, table]), i, True
+                    break
+    merged = _groups(regions, 0.0)
+    at = {i: n for n, group in enumerate(merged) for i in group}
+    return [_union(regions[i] for i in group) for group in merged], {j: at[i] for j, i in owner.items()}
+
+
+def page_figures(page, tables: list, frames: list[Box], pictures: list[Box], lines: list[Line], report,
+                 path) -> tuple[list[Figure], list[Line], list]:
+    """One page's drawn figures, the lines left to its text and the tables left to be tables
+    (``tables``: items with ``x0``, ``top``, ``x1``, ``bottom`` and ``text``), counted in ``report``."""
+    boxes = [(t.x0, t.top, t.x1, t.bottom) for t in tables]
+    found = find_figures(graphics(page, boxes + frames + pictures))
+    if found is None:
         report.measure(path, "pages with too many drawing objects to look for figures", 1)
-    drawn, lines = take_labels(regions or [], lines, frames)
+    regions, owner = absorb_tables(found or [], boxes)
+    left = [b for j, b in enumerate(boxes) if j not in owner]
+    if left and found is not None:
+        # a graph of record nodes: each edge alone is on its own drawing's edge, so no figure was
+        # found; searched again with the tables drawn in, marks outside them count
+        again = find_figures(graphics(page, [b for j, b in enumerate(boxes) if j in owner] + frames + pictures),
+                             unmarked=left) or []
+        grown = [r for r in again if any(_within(b, r, 1.0) for b in left)
+                 and not any(_near(r, k, 0.0) for k in regions)]
+        if grown:
+            regions, owner = absorb_tables(regions + grown, boxes)
+    drawn, lines = take_labels(regions, lines, frames)
+    for j, i in sorted(owner.items()):
+        drawn[i].tables.append(" ".join(tables[j].text.replace("|", " ").split()))
     if drawn:
         report.measure(path, "figures drawn as vector graphics (rendered as images)", len(drawn))
         report.measure(path, "lines of text inside vector figures (kept as the figure's text)",
                        sum(len(f.labels) for f in drawn))
-    return drawn, lines
+    if owner:
+        report.measure(path, "ruled tables inside vector figures (kept as the figure's text)", len(owner))
+    return drawn, lines, [t for j, t in enumerate(tables) if j not in owner]

@@ -67,6 +67,15 @@ def test_a_logo_on_every_page_footer_is_furniture_not_an_image(tmp_path, pages):
         assert excluded == 0 and len(images) == 3
 
 
+def ruled_table(c, y: float, rows: list[tuple[str, str]]) -> None:
+    """A ruled table of two 150pt columns, its first row's top at ``y`` + 18, one 18pt row each."""
+    for r, (a, b) in enumerate(rows):
+        c.rect(72, y - r * 18, 150, 18)
+        c.rect(222, y - r * 18, 150, 18)
+        c.drawString(77, y + 5 - r * 18, a)
+        c.drawString(227, y + 5 - r * 18, b)
+
+
 def titled_page(path, title: str, heading: str):
     """A reportlab canvas whose first page has a 20pt title and a 14pt first heading drawn."""
     from reportlab.pdfgen import canvas
@@ -184,11 +193,7 @@ def test_a_ruled_box_of_one_column_is_text_with_its_line_breaks_not_a_table(tmp_
         c.drawString(76, 685 - i * 14, line)
     c.setFont("Helvetica", 10)
     c.drawString(72, 600, "The limits of each model:")
-    for r, (a, b) in enumerate([("Model", "Flow"), ("P-300", "40 l/min")]):   # a real table beside it
-        c.rect(72, 560 - r * 18, 150, 18)
-        c.rect(222, 560 - r * 18, 150, 18)
-        c.drawString(77, 565 - r * 18, a)
-        c.drawString(227, 565 - r * 18, b)
+    ruled_table(c, 560, [("Model", "Flow"), ("P-300", "40 l/min")])   # a real table beside it
     c.showPage()
     c.save()
     docs, report = ingest_corpus(tmp_path)
@@ -235,11 +240,7 @@ def test_a_figure_drawn_in_vector_graphics_is_an_image_with_its_labels_as_its_te
     c.roundRect(72, 380, 420, 50, 8)
     c.circle(90, 405, 7)
     c.drawString(105, 400, "Note: never run the pump dry.")
-    for r, (a, b) in enumerate([("Speed", "Flow"), ("10 rpm", "4 l/min")]):
-        c.rect(72, 320 - r * 18, 150, 18)
-        c.rect(222, 320 - r * 18, 150, 18)
-        c.drawString(77, 325 - r * 18, a)
-        c.drawString(227, 325 - r * 18, b)
+    ruled_table(c, 320, [("Speed", "Flow"), ("10 rpm", "4 l/min")])
     c.line(72, 60, 523, 60)
     c.showPage()
     c.save()
@@ -283,7 +284,8 @@ def test_a_page_too_dense_to_search_for_drawn_figures_is_counted_not_searched(mo
     from ham.ingest import pdf_figures
 
     monkeypatch.setattr(pdf_figures, "MAX_OBJECTS", 2)
-    strokes = [("curve", (0.0, 0.0, 50.0, 50.0)), ("curve", (10.0, 10.0, 20.0, 20.0)), ("curve", (30.0, 5.0, 45.0, 30.0))]
+    strokes = [("curve", (0.0, 0.0, 50.0, 50.0)), ("curve", (10.0, 10.0, 20.0, 20.0)),
+               ("curve", (30.0, 5.0, 45.0, 30.0))]
     assert pdf_figures.find_figures(strokes) is None
     monkeypatch.setattr(pdf_figures, "MAX_OBJECTS", 3)
     assert pdf_figures.find_figures(strokes) == [(0.0, 0.0, 50.0, 50.0)]
@@ -300,7 +302,8 @@ def _maketitle_pdf(path, credits_font: str, outline: bool, subsection_font: str 
              (credits_font, 12, "March 3, 2024"), ("Helvetica-Bold", 14, "1 Introduction")] + \
         [("Times-Roman", 10, f"The widget package draws widgets of kind {i} on every page.") for i in range(20)]
     page2 = [("Helvetica-Bold", 14, "2 Usage"), (subsection_font, 12, "2.1 Options")] + \
-        [("Times-Roman", 10, f"Option {i} sets the widget's colour and size for the whole document.") for i in range(20)]
+        [("Times-Roman", 10, f"Option {i} sets the widget's colour and size for the whole document.")
+         for i in range(20)]
     for lines in (page1, page2):
         for font, size, text in lines:
             if text[:1].isdigit() and outline:
@@ -326,7 +329,8 @@ def test_authors_and_date_below_the_title_are_text_not_sections(tmp_path, outlin
     assert report.measure_totals()["title block lines read as text (authors, date)"] == 2
 
 
-@pytest.mark.parametrize("credits_font, subsection_font", [("Times-Roman", "Times-Roman"), ("Times-Bold", "Helvetica-Bold")])
+@pytest.mark.parametrize("credits_font, subsection_font", [("Times-Roman", "Times-Roman"),
+                                                           ("Times-Bold", "Helvetica-Bold")])
 def test_a_line_set_like_a_section_heading_stays_a_heading_below_the_title(tmp_path, credits_font, subsection_font):
     # set like page 2's subsection, or bold: sections, not credits
     _maketitle_pdf(tmp_path / "widget.pdf", credits_font, False, subsection_font)
@@ -352,3 +356,42 @@ def test_a_heading_after_body_text_below_the_title_stays_a_heading(tmp_path):
     docs, _ = ingest_corpus(tmp_path)
     assert docs[0].title == "Widget care"
     assert [n.title for n in docs[0].root.walk() if n.kind == "section"] == ["Storing the widget"]
+
+
+def _record(c, x: float, y: float, cells: list[str]) -> None:
+    """A graphviz record node: a ruled rectangle of cells, one row."""
+    for i, cell in enumerate(cells):
+        c.rect(x + i * 40, y, 40, 18)
+        c.drawString(x + 4 + i * 40, y + 5, cell)
+
+
+def test_record_nodes_a_graph_draws_as_ruled_boxes_are_part_of_its_figure(tmp_path):
+    """graphviz's record nodes are ruled rectangles, read as tables; the edges between them alone
+    were no figure, and the graph came out as tables and stray curves."""
+    c = titled_page(tmp_path / "graph.pdf", "Graph Guide", "1 Records")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 715, "Records hold fields; edges join a field to another record.")
+    c.drawString(150, 644, "as the figure shows.")       # a paragraph's last line, right above the graph
+    _record(c, 150, 620, ["left", "mid", "right"])
+    _record(c, 110, 540, ["one", "two"])
+    _record(c, 230, 540, ["three", "four"])
+    for x_start, x_end in ((170, 150), (250, 270)):   # two edges apart, each a curve alone: no figure by itself
+        path = c.beginPath()
+        path.moveTo(x_start, 620)
+        path.curveTo(x_start, 600, x_end, 580, x_end, 558)
+        c.drawPath(path, stroke=1, fill=0)
+    c.drawString(72, 500, "Figure 1: Records joined by edges")
+    ruled_table(c, 420, [("Attribute", "Default"), ("shape", "ellipse")])   # a table of its own
+    for r in range(2):
+        c.circle(365, 429 - r * 18, 3)             # an icon in each row's last cell: the table's own
+    c.showPage()
+    c.save()
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    figures = [n for n in doc.leaves() if n.kind == "image"]
+    assert len(figures) == 1 and figures[0].caption == "Figure 1: Records joined by edges"
+    assert all(word in figures[0].alt.split() for word in ("left", "mid", "right", "one", "two", "three", "four"))
+    assert "shows" not in figures[0].alt and any(n.text == "as the figure shows." for n in doc.leaves())
+    assert [n.text.splitlines() for n in doc.leaves() if n.kind == "table"] == [["Attribute | Default",
+                                                                                  "shape | ellipse"]]
+    assert report.measures["graph.pdf"]["ruled tables inside vector figures (kept as the figure's text)"] == 3
