@@ -50,6 +50,10 @@ HEADING_RATIO = 1.15   # a line this much larger than the body text is a heading
 FIGURE_CAPTION = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 TABLE_CAPTION = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
 _BULLETS = set("•‣◦▪▫●○■□►▸➢➤–—")      # a list item, even set bold
+# an admonition's label set at the body size on a line of its own (dblatex's bold "Note",
+# "Warning"): the note's text follows, and the section's text after the note is no part of it
+ADMONITION_LABELS = {"note", "tip", "warning", "caution", "important", "attention", "danger", "hint", "see also",
+                     "remark"}
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
 
@@ -259,8 +263,8 @@ SET_OFF = 0.5      # of the body size: the space above and below a bold lower-ca
 
 def looks_like_heading(ln: Line, body: float, before: Line | None = None, after: Line | None = None) -> bool:
     """Typography: larger than the body text, or bold and short. Never a bare number, a caption, a
-    list item, unmapped glyphs, monospaced text, a math font's line (a figure's large "θ") or a line
-    ending a clause. A bold body-size line opening in lower case ("nbconvert") must be set off by
+    list item, an admonition's label ("Note", "Warning"), unmapped glyphs, monospaced text, a math
+    font's line (a figure's large "θ") or a line ending a clause. A bold body-size line opening in lower case ("nbconvert") must be set off by
     space from the lines ``before`` and ``after`` it (None: the page's edge): set solid, it is a
     listing's keywords ("begin", "end if") or a table's column head ("classic")."""
     text = ln.text.strip()
@@ -269,6 +273,8 @@ def looks_like_heading(ln: Line, body: float, before: Line | None = None, after:
         return False
     if text[:1] in _BULLETS or "(cid:" in text:     # a list item; glyphs without text (a music font's)
         return False
+    if text.rstrip(" :.!").lower() in ADMONITION_LABELS and ln.size < body * HEADING_RATIO:
+        return False        # set larger, it heads a section ("See Also" of an Erlang reference page)
     if len(text.split()) > 15 or text.endswith((",", ";")) or ln.chars <= 1:
         return False
     if text.endswith(".") and len(text.split()) > 8:

@@ -395,3 +395,32 @@ def test_record_nodes_a_graph_draws_as_ruled_boxes_are_part_of_its_figure(tmp_pa
     assert [n.text.splitlines() for n in doc.leaves() if n.kind == "table"] == [["Attribute | Default",
                                                                                   "shape | ellipse"]]
     assert report.measures["graph.pdf"]["ruled tables inside vector figures (kept as the figure's text)"] == 3
+
+
+def test_an_admonition_label_on_its_own_line_is_no_heading(tmp_path):
+    # dblatex sets "Warning" bold above the note's text; as a heading it took the section's text after the note
+    c = titled_page(tmp_path / "ref.pdf", "Debian Reference", "1 Basic precautions")
+    y = 715
+    for font, text in [("Helvetica", "Install packages from one suite only."), ("Helvetica-Bold", "Warning"),
+                       ("Helvetica", "Do not mix suites."), ("Helvetica", ""),
+                       ("Helvetica", "Stay with the stable release when you are new.")]:
+        c.setFont(font, 10)
+        c.drawString(72, y, text)
+        y -= 14 if text else 10
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(72, y - 20, "2 Packages")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, y - 45, "Packages come from the archive.")
+    c.setFont("Helvetica", 13)
+    c.drawString(72, y - 75, "See Also")           # set larger: a reference page's section, kept
+    c.setFont("Helvetica", 10)
+    c.drawString(72, y - 100, "apt(8), dpkg(1)")
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert [n.title for n in doc.root.walk() if n.kind in ("section", "subsection")] == ["1 Basic precautions",
+                                                                                          "2 Packages", "See Also"]
+    note = next(n for n in doc.leaves() if n.text and "Do not mix suites." in n.text)
+    assert "Warning Do not mix suites." in note.text and heading_path(doc, note) == ["1 Basic precautions"]
+    after = next(n for n in doc.leaves() if n.text and "Stay with the stable" in n.text)
+    assert heading_path(doc, after) == ["1 Basic precautions"]
