@@ -125,6 +125,19 @@ def numbering_of(title: str) -> Numbering | None:
     return None
 
 
+def continues_decimal(prev: str, cur: str) -> bool:
+    """``cur`` ("3.1") is the decimal number right after ``prev`` ("3"): its first child, or the
+    next number at ``cur``'s depth or above ("3.2" after "3.1.4", "4" after "3.2")."""
+    try:
+        p, c = [int(x) for x in prev.split(".")], [int(x) for x in cur.split(".")]
+    except ValueError:
+        return False
+    if c == p + [1]:
+        return True
+    k = len(c)
+    return k <= len(p) and c[:-1] == p[:k - 1] and c[-1] == p[k - 1] + 1
+
+
 def numbering_depth(title: str) -> int | None:
     """Depth implied by a decimal or lettered numbering prefix alone: "4." -> 1, "4.7." -> 2,
     "A.2" -> 2; None when there is none (used where no document context is at hand)."""

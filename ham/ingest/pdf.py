@@ -49,14 +49,15 @@ from pathlib import Path
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
+from ham.ingest.levels import numbering_of
 from ham.ingest.pdf_figures import Figure, page_figures
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
-from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, bold_fonts, is_mono, looks_like_heading,
-                                 page_lines, reading_order)
+from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, base_font, bold_fonts, is_mono,
+                                 looks_like_heading, numbered_in_run, page_lines, reading_order)
 from ham.ingest.pdf_title import read_title_page
 from ham.ingest.report import IngestReport
 
@@ -119,6 +120,7 @@ class _Reader:
         self.path, self.root, self.report = path, root, report
         self.rel = report.rel(path)
         self.title, self.title_rule, self.outlined = "", "", False
+        self.body_font, self.last_number = "", None     # the last decimal-numbered heading's number
 
     def tables(self, page) -> tuple[list[Item], list[tuple]]:
         """The page's ruled tables, and its frames: ruled boxes of one column (a code listing, a
@@ -150,8 +152,13 @@ class _Reader:
                 ln.furniture = "table of contents"
                 continue
             before, after = kept[i - 1] if i else None, kept[i + 1] if i + 1 < len(kept) else None
-            if ln.role or not looks_like_heading(ln, body, before, after) or opener_label(ln, body):
+            if ln.role or opener_label(ln, body) or not (
+                    looks_like_heading(ln, body, before, after)
+                    or deeper is None and numbered_in_run(ln, body, self.body_font, self.last_number)):
                 continue
+            number = numbering_of(ln.text.strip())
+            if number is not None and number.style == "decimal":
+                self.last_number = number.number
             if deeper is not None:
                 if ln.text.rstrip().endswith((".", ":")):
                     continue     # below an outline, a bold label ("Note:", "see Documentation .") is text
@@ -263,11 +270,13 @@ class _Reader:
     def blocks(self, pdf, bookmarks: list[Bookmark]) -> list[Block] | None:
         sizes: Counter = Counter()
         prose: Counter = Counter()      # the body size is prose's: code listings set smaller must not set it
+        faces: Counter = Counter()      # (size, font) of prose's letters
         for page in pdf.pages:
             for ch in page.chars:
                 sizes[round(ch["size"], 1)] += 1
                 if not is_mono(ch.get("fontname", "")):
                     prose[round(ch["size"], 1)] += 1
+                    faces[(round(ch["size"], 1), base_font(ch.get("fontname", "")))] += 1
         if not sizes:
             images = sum(len(p.images) for p in pdf.pages)
             self.report.add(self.path, f"no text layer ({len(pdf.pages)} page(s)"
@@ -275,6 +284,7 @@ class _Reader:
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
         body = (prose or sizes).most_common(1)[0][0]
+        self.body_font = max((f for (size, f) in faces if size == body), key=lambda f: faces[(body, f)], default="")
         pages, heights, tables, boxes, frames, figures = [], [], [], [], [], []
         bold = bold_fonts(pdf)
         for page in pdf.pages:

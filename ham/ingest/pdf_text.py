@@ -42,6 +42,8 @@ _BOLD = re.compile(r"bold|black|heavy|semibold|demi|NimbusRomNo9L-Medi", re.I)
 # and the EC (cm-super) sfbx, sfbi, sfbl, sfsx, sfxc, sfxi
 _TEX_BOLD = re.compile(r"^(?:cm(?:ss)?bx|cmb\d|sf(?:bx|bi|bl|sx|xc|xi)\d)", re.I)
 _FORCE_BOLD = 1 << 18      # font descriptor flag 19
+# italic and oblique faces, TeX's among them (cmti, cmsl, cmbxti; URW's "ReguItal", "MediItal")
+_ITALIC = re.compile(r"italic|oblique|ital\b|ital$|^cm(?:bx)?(?:ti|sl)\d", re.I)
 _MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewriter|inconsolata|menlo|sfmono|code",
                    re.I)
 # math fonts: TeX's (cmmi, cmsy, cmex, the AMS and Euler ones), OpenType math faces, Adobe's Symbol
@@ -117,6 +119,26 @@ def bold_fonts(pdf) -> frozenset[str]:
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             continue          # an odd font dictionary: its fonts are judged by name
     return frozenset(names)
+
+
+def is_italic(fontname: str) -> bool:
+    return bool(_ITALIC.search(base_font(fontname)))
+
+
+def numbered_in_run(ln: Line, body: float, body_font: str, last: str | None) -> bool:
+    """A line opening with a dotted decimal number right after the last numbered heading's
+    (``last``: "3.1" after "3."), short, not ending a clause and set apart from the body text (bold,
+    italic, or larger in another font) is a heading at any size: groff's mom sets its subsections
+    in oblique type 0.3pt above the body ("3.1. Creating destination points at headings")."""
+    from ham.ingest.levels import continues_decimal, numbering_of
+
+    text = ln.text.strip()
+    n = numbering_of(text)
+    if n is None or n.style != "decimal" or n.parts < 2 or last is None or not continues_decimal(last, n.number):
+        return False        # one part ("6. Adding cutting planes") is as often a numbered list's item
+    if len(text.split()) > 12 or text.endswith((".", ",", ";", ":")) or ln.mono or ln.math:
+        return False
+    return ln.bold or is_italic(ln.font) or (ln.size >= body + 0.2 and ln.font != body_font)
 
 
 def is_bold(fontname: str, by_descriptor: frozenset[str] = frozenset()) -> bool:

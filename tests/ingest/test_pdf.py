@@ -424,3 +424,27 @@ def test_an_admonition_label_on_its_own_line_is_no_heading(tmp_path):
     assert "Warning Do not mix suites." in note.text and heading_path(doc, note) == ["1 Basic precautions"]
     after = next(n for n in doc.leaves() if n.text and "Stay with the stable" in n.text)
     assert heading_path(doc, after) == ["1 Basic precautions"]
+
+
+def test_a_numbered_line_continuing_the_numbering_in_another_face_is_a_heading(tmp_path):
+    # groff's mom sets subsections in oblique type 0.3pt above the body: "3.1. Creating ..."
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "mom.pdf"))
+    y = 780
+    for font, size, text in [("Helvetica-Bold", 14, "Producing PDFs"), ("Helvetica-Bold", 11.5, "1. Introduction"),
+                             *[("Helvetica", 10.5, BODY_LINE)] * 3,
+                             ("Helvetica-Oblique", 10.8, "1.1. Creating destination points"),
+                             *[("Helvetica", 10.5, BODY_LINE)] * 3,
+                             ("Helvetica", 10.5, "1.2 is the version that added links"),      # body face: text
+                             ("Helvetica-Oblique", 10.8, "1.4. A number that skips one"),     # not the next: text
+                             ("Helvetica-Oblique", 10.8, "2. Adding cutting planes"),   # one part: a list's item
+                             ("Helvetica-Bold", 11.5, "2. Using groff"), *[("Helvetica", 10.5, BODY_LINE)] * 3]:
+        c.setFont(font, size)
+        c.drawString(72, y, text)
+        y -= size * 2.2
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    heads = [(n.kind, n.title) for n in docs[0].root.walk() if n.kind in ("section", "subsection")]
+    assert heads == [("section", "1. Introduction"), ("subsection", "1.1. Creating destination points"),
+                     ("section", "2. Using groff")]
