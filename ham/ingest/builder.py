@@ -30,6 +30,9 @@ from ham.ingest.levels import is_step_title, numbering_depth, numbering_of  # no
 from ham.text import clean_text
 
 CAPTION = re.compile(r"^\s*(?:Figure|Fig\.|Image|Screenshot|Chart|图)\s*[A-Z]?\d+(?:[.\-]\d+)*\s*[.:：]?", re.I)
+# a caption as one is set: its label, then a colon or a full stop ("Figure 2: Drawing of ...")
+SET_CAPTION = re.compile(r"^\s*(?:Figure|Fig\.|Image|Screenshot|Chart|图)\s*[A-Z]?\d+(?:[.\-]\d+)*"
+                         r"(?:\s*[:：]|\.\s)", re.I)
 LABEL = re.compile(r"^\s*(?P<kind>Figure|Fig\.?|Table|Tab\.?|Chart|Image|Screenshot|图|表)\s*"
                    r"(?P<n>[A-Z]?\d+(?:[.\-]\d+)*)", re.I)
 _LABEL_NAMES = {"fig": "Figure", "fig.": "Figure", "figure": "Figure", "tab": "Table", "tab.": "Table",
@@ -220,8 +223,8 @@ class TreeBuilder:
             at = siblings.index(image)
             below = siblings[at + 1] if at + 1 < len(siblings) else None
             if below is None or below.kind != "text" or below.caption_of is not None \
-                    or not CAPTION.match(below.text):
-                continue
+                    or not SET_CAPTION.match(below.text) or label_of(below.text) == label_of(above.text):
+                continue        # a sentence about the figure ("Figure 4 shows ...") is no caption
             above.caption_of = None
             image.caption = " ".join(below.text.split())
             image.label = label_of(image.caption)

@@ -12,7 +12,7 @@ icons and the "Next: Up: Previous:" line); each counted as "navigation panel".
 from __future__ import annotations
 
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode

@@ -71,6 +71,11 @@ def test_a_caption_below_an_image_wins_over_the_one_above_it_took():
                                 Block("text", "Body.")])
     assert [i.caption for i in images] == ["Figure 1: The dialog", "Figure 2: The menu"]
     assert [t.caption_of for t in texts] == [images[0].id, images[1].id, None]
+    # a sentence about the figure below it is no caption, nor is its own label repeated
+    for below in ("Figure 1 shows the dialog's three tabs.", "Figure 1: continued"):
+        texts, images = _captioned([Block("text", "Figure 1: The dialog"),
+                                    Block("image", image="a.png", image_path="a.png"), Block("text", below)])
+        assert images[0].caption == "Figure 1: The dialog" and texts[1].caption_of is None
 
 def test_roundtrip_json(manual_doc):
     again = Document.from_dict(manual_doc.to_dict())
