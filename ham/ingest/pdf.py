@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ham.document import Document
@@ -54,6 +53,7 @@ from ham.ingest.pdf_figures import Figure, page_figures
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
+from ham.ingest.pdf_items import Item, framed, inside
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
 from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, base_font, bold_fonts, is_mono,
@@ -70,49 +70,6 @@ MIN_BOOKMARKS = 2
 
 def claim(files: list[Path]) -> list[Path]:
     return [f for f in files if f.suffix.lower() in SUFFIXES]
-
-
-@dataclass
-class Item:
-    kind: str                      # text, heading, image, table, caption
-    top: float
-    bottom: float
-    x0: float
-    x1: float
-    text: str = ""
-    size: float | None = None
-    font: str = ""
-    lines: list[Line] = field(default_factory=list)
-    image_path: str | None = None
-    caption: str = ""
-    level: int = 0
-    rule: str = ""
-    frame: int = -1                # text inside a ruled box of one column: the box's index on its page
-    alt: str = ""                  # a vector figure's text (``ham.ingest.pdf_figures``)
-
-    def block(self, common: dict) -> Block | None:
-        """The Block this item becomes (``common``: page, source, bbox, index); None for an image
-        that could not be rendered."""
-        if self.kind == "heading":
-            return Block(kind="heading", text=self.text, level=self.level, rule=self.rule, font_size=self.size,
-                         font=self.font, **common)
-        if self.kind == "image":
-            return Block(kind="image", image=self.image_path, image_path=self.image_path, alt=self.alt,
-                         **common) if self.image_path else None
-        if self.kind == "table":
-            return Block(kind="table", text=self.text, caption=self.caption, image=self.image_path,
-                         image_path=self.image_path, **common)
-        return Block(kind=self.kind, text=self.text, **common)
-
-
-def inside(box, x0: float, top: float, x1: float, bottom: float) -> bool:
-    """The region lies in ``box`` (x0, top, x1, bottom), give or take a point."""
-    return box[0] - 1 <= x0 and x1 <= box[2] + 1 and box[1] - 1 <= top and bottom <= box[3] + 1
-
-
-def framed(ln: Line, frames) -> int:
-    """The index of the frame (a ruled box of one column, ``_Reader.tables``) holding the line, or -1."""
-    return next((i for i, box in enumerate(frames) if inside(box, ln.x0, ln.top, ln.x1, ln.bottom)), -1)
 
 
 class _Reader:
