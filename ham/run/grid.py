@@ -87,6 +87,19 @@ def is_finished(run_dir: Path, n_questions: int, redo_failures: frozenset | set 
         return False
     if metrics.get("n_questions") != n_questions or len(rows) != n_questions:
         return False
-    if enrichment_redo(info, redo):
+    if enrichment_redo(info, redo) or ingest_changed(info):
         return False
     return not any(redo_reason(r, redo) for r in rows)
+
+
+def ingest_changed(run_info: dict) -> str | None:
+    """Why a run's corpus may read differently now, or None: it was ingested under another
+    ``INGEST_VERSION`` than this code's (or before run.json recorded one). Such a run is not
+    finished: a relaunch reads the corpus again and answers again exactly the rows whose index
+    changed (``redo_reason``), so a table never shows rows retrieved from the old reading."""
+    from ham.ingest.corpus import INGEST_VERSION
+
+    then = run_info.get("ingest_version")
+    if then == INGEST_VERSION:
+        return None
+    return f"ingested under version {then or 'unrecorded'}, ingest is now version {INGEST_VERSION}"

@@ -39,11 +39,12 @@ from omegaconf import DictConfig, OmegaConf
 from ham.datasets.questions import Question
 from ham.generate.base import redo_reasons
 from ham.generate.cost import cost_summary
+from ham.ingest.corpus import INGEST_VERSION
 from ham.methods.base import length_summary
 from ham.conf import plain
 from ham.paths import resolve_path
 from ham.run import grid
-from ham.run.grid import enrichment_redo, is_finished, safe_name
+from ham.run.grid import enrichment_redo, ingest_changed, is_finished, safe_name
 from ham.run.identity import identity, run_id as identity_run_id
 from ham.run.build import builder_for, load_dataset_questions
 from ham.run.pipeline import Pipeline
@@ -94,6 +95,9 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
         print(finished_message(rid, out_dir, redo), file=sys.stderr)
         _record(choices, out_root, rid, out_dir, overrides, "finished")
         return out_dir
+    elif (out_dir / "metrics.json").exists() and (why := ingest_changed(_run_info(out_dir))):
+        print(f"run {rid} was {why}: its corpus is read again and the questions whose retrieval index "
+              "changed are answered again", file=sys.stderr)
     resolved = redact(plain(cfg))
     (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create({**resolved, "choices": choices})))
     _record(choices, out_root, rid, out_dir, overrides, "running")
@@ -104,6 +108,13 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
         raise
     _record(choices, out_root, rid, out_dir, overrides, "finished")
     return out_dir
+
+
+def _run_info(out_dir: Path) -> dict:
+    try:
+        return json.loads((out_dir / "run.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
 
 
 def finished_message(rid: str, out_dir: Path, redo: frozenset) -> str:
@@ -158,7 +169,7 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
                 "corpus_hash": corpus.content_hash if corpus is not None else None, "index": info,
                 "slurm": grid.slurm_ids(), "encoder": info.get("encoder"),
                 "generator": pipeline.generator.model_id, "git": git_state(), "versions": package_versions(),
-                "question_problems": question_problems,
+                "question_problems": question_problems, "ingest_version": INGEST_VERSION,
                 "ingest": {k: v for k, v in corpus.report.items() if k != "summary"} if corpus is not None else {}}
     mapping = pipeline.resolve_evidence(questions)   # gold evidence -> unit ids, before scoring
     if mapping is not None:

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from ham.generate.base import CONTENT_FAILURES, RETRYABLE_FAILURES, redo_reasons
+from ham.ingest.corpus import INGEST_VERSION
 from ham.run.grid import enrichment_redo, is_finished, redo_reason
 
 DEFAULT = redo_reasons(["retryable"])
@@ -23,8 +24,8 @@ def write_run(folder, rows, n=None, run_info=None):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / "metrics.json").write_text(json.dumps({"n_questions": len(rows) if n is None else n}))
-    if run_info is not None:
-        (folder / "run.json").write_text(json.dumps(run_info))
+    # a run this code wrote: read under the current ingest version (test_resume_job covers another)
+    (folder / "run.json").write_text(json.dumps({"ingest_version": INGEST_VERSION, **(run_info or {})}))
     return folder
 
 

@@ -84,3 +84,38 @@ def test_an_unknown_redo_reason_stops_the_run_naming_the_known_ones(tmp_path):
     with ChatServer() as server:
         with pytest.raises(ValueError, match="run.redo_failures: unknown failure reason 'apierror'"):
             run(_cfg(tmp_path, server, "run.redo_failures=[apierror]"))
+
+
+def test_a_run_ingested_under_another_ingest_version_is_not_finished(tmp_path, capsys):
+    # after an upgrade that reads documents differently, relaunching must not show the old rows as
+    # final: the corpus is read again, and rows are answered again where their index changed
+    from ham.ingest.corpus import INGEST_VERSION
+
+    with ChatServer(responder=lambda body: "A section about pump upkeep.") as server:
+        cfg = _cfg(tmp_path, server)
+        out = run(cfg)
+        info = json.loads((out / "run.json").read_text())
+        assert info["ingest_version"] == INGEST_VERSION
+        rows_before = (out / "predictions.jsonl").read_text()
+        for then in ("0", None):                     # another version, or a run.json from before the field
+            info["ingest_version"] = then
+            (out / "run.json").write_text(json.dumps(info))
+            capsys.readouterr()
+            run(cfg)
+            err = capsys.readouterr().err
+            assert "already finished" not in err
+            assert f"ingested under version {then or 'unrecorded'}, ingest is now version {INGEST_VERSION}" in err
+            assert json.loads((out / "run.json").read_text())["ingest_version"] == INGEST_VERSION
+            assert (out / "predictions.jsonl").read_text() == rows_before   # same corpus reading: rows kept
+        run(cfg)
+        assert "already finished" in capsys.readouterr().err
+        # rows answered under another index (the documents read differently) are answered again
+        rows = [json.loads(x) for x in rows_before.splitlines()]
+        for r in rows:
+            r["index"] = {"text": "an-older-index", "image": None}
+        (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        info["ingest_version"] = "0"
+        (out / "run.json").write_text(json.dumps(info))
+        run(cfg)
+        again = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+        assert len(again) == 3 and all(r["index"]["text"] != "an-older-index" for r in again)
