@@ -5,7 +5,8 @@ A run folder holds ``config.yaml``, ``run.json``, ``metrics.json`` and ``predict
 holds a config beside one of the others is taken for a run. A folder that cannot be used (no
 ``metrics.json``: an unfinished run; an unreadable file) is reported with the file and the problem
 and skipped; a malformed line of ``predictions.jsonl`` is reported with its line number and
-skipped (``ham.run.predictions``); the rest goes on.
+skipped (``ham.run.predictions``); the rest goes on. Runs whose corpora were read under different ingest
+versions (``run.json``'s ``ingest_version``) are reported too: kept, but not comparable.
 
 Cells. Runs with the same run id are one run (the copy with more questions, then the newer, is
 kept). Every other difference is its own row: the axes are derived from the runs given, not
@@ -73,6 +74,7 @@ class Run:
     metrics: dict
     rows: list[dict] = field(default_factory=list)
     axes: dict = field(default_factory=dict)   # filled by the collection
+    ingest_version: str | None = None          # run.json's: the reading of the corpus its rows retrieved from
 
     @property
     def n_questions(self) -> int:
@@ -151,7 +153,8 @@ def load_run(path: Path, problems: list[str]) -> Run:
         problems.append(f"{pred}: missing; the run's means are used, per-question statistics are not available")
     identity = info.get("identity") or identity_from_config(config)
     choices = dict(info.get("choices") or config.get("choices") or {})
-    return Run(path, str(metrics.get("run_id") or path.name), identity, choices, config, metrics, rows)
+    return Run(path, str(metrics.get("run_id") or path.name), identity, choices, config, metrics, rows,
+               ingest_version=info.get("ingest_version"))
 
 
 def find_run_dirs(paths: list[str | Path]) -> list[Path]:
@@ -265,7 +268,22 @@ def collect(paths: list[str | Path]) -> Collection:
             runs.append(load_run(folder, problems))
         except RunError as exc:
             problems.append(f"{exc} (run skipped)")
-    return Collection(_one_copy_per_run(runs, problems), problems)
+    runs = _one_copy_per_run(runs, problems)
+    _mixed_ingest(runs, problems)
+    return Collection(runs, problems)
+
+
+def _mixed_ingest(runs: list[Run], problems: list[str]) -> None:
+    """Runs whose corpora were read under different ingest versions (``run.json``) sit in one table
+    but retrieved from different readings of the documents: said, naming each version's runs."""
+    by_version: dict[str, list[str]] = {}
+    for run in runs:
+        by_version.setdefault(run.ingest_version or "unrecorded", []).append(run.run_id)
+    if len(by_version) > 1:
+        listed = "; ".join(f"version {v}: {', '.join(ids)}" for v, ids in sorted(by_version.items()))
+        problems.append(f"runs read their corpora under different ingest versions ({listed}): their retrieval is "
+                        "not comparable; relaunch the older runs' configs, which reads the corpus again and answers "
+                        "again the questions whose index changed")
 
 
 def _one_copy_per_run(runs: list[Run], problems: list[str]) -> list[Run]:

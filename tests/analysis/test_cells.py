@@ -97,3 +97,19 @@ def test_topology_paired_refuses_different_question_sets(tmp_path):
     coll = collect([tmp_path / "runs"])
     table, records = topology_paired(coll)
     assert records == [] and any("topology paired table" in p and "not paired" in p for p in coll.problems)
+
+
+def test_runs_read_under_different_ingest_versions_are_reported_not_dropped(tmp_path):
+    root = make_corpus(tmp_path)
+    a = write_run(tmp_path / "runs" / "s2", config("demo", root, overrides=("dataset.sample=2",)), _rows(["q1", "q2"]))
+    b = write_run(tmp_path / "runs" / "s3", config("demo", root, overrides=("dataset.sample=3",)),
+                  _rows(["q1", "q2", "q3"], 0.5))
+    assert not any("ingest versions" in p for p in collect([tmp_path / "runs"]).problems)   # both unrecorded
+    for folder, version in ((a, "27"), (b, "32")):
+        info = json.loads((folder / "run.json").read_text())
+        (folder / "run.json").write_text(json.dumps({**info, "ingest_version": version}))
+    coll = collect([tmp_path / "runs"])
+    assert len(coll.runs) == 2
+    said = [p for p in coll.problems if "different ingest versions" in p]
+    ids = {r.ingest_version: r.run_id for r in coll.runs}
+    assert said and f"version 27: {ids['27']}" in said[0] and f"version 32: {ids['32']}" in said[0]
