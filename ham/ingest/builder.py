@@ -217,6 +217,8 @@ class TreeBuilder:
         figure's (graphviz's dot guide: "Figure 1: Small graph" above the drawing, "Figure 2:
         Drawing of small graph" below it). Where every figure is captioned above, the caption below
         an image is the next image's, so it is never nobody's."""
+        if not self._adopted:
+            return          # no image took a caption above it: no tree walk for the document
         parents = {c.id: n for n in self.root.walk() for c in n.children}
         for image, above in self._adopted.values():
             siblings = parents[image.id].children

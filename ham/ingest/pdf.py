@@ -226,14 +226,16 @@ class _Reader:
 
     def blocks(self, pdf, bookmarks: list[Bookmark]) -> list[Block] | None:
         sizes: Counter = Counter()
-        prose: Counter = Counter()      # the body size is prose's: code listings set smaller must not set it
-        faces: Counter = Counter()      # (size, font) of prose's letters
-        for page in pdf.pages:
+        faces: Counter = Counter()      # (size, font name) of prose's letters: code listings set smaller must
+        for page in pdf.pages:          # not set the body size
             for ch in page.chars:
-                sizes[round(ch["size"], 1)] += 1
-                if not is_mono(ch.get("fontname", "")):
-                    prose[round(ch["size"], 1)] += 1
-                    faces[(round(ch["size"], 1), base_font(ch.get("fontname", "")))] += 1
+                size, font = round(ch["size"], 1), ch.get("fontname", "")
+                sizes[size] += 1
+                if not is_mono(font):
+                    faces[(size, font)] += 1
+        prose: Counter = Counter()
+        for (size, _), n in faces.items():
+            prose[size] += n
         if not sizes:
             images = sum(len(p.images) for p in pdf.pages)
             self.report.add(self.path, f"no text layer ({len(pdf.pages)} page(s)"
@@ -241,7 +243,11 @@ class _Reader:
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
         body = (prose or sizes).most_common(1)[0][0]
-        self.body_font = max((f for (size, f) in faces if size == body), key=lambda f: faces[(body, f)], default="")
+        body_faces: Counter = Counter()
+        for (size, font), n in faces.items():
+            if size == body:
+                body_faces[base_font(font)] += n
+        self.body_font = max(body_faces, key=body_faces.get, default="")
         pages, heights, tables, boxes, frames, figures = [], [], [], [], [], []
         bold = bold_fonts(pdf)
         for page in pdf.pages:

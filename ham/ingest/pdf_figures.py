@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ham.ingest.pdf_items import framed
 from ham.ingest.pdf_text import FIGURE_CAPTION, TABLE_CAPTION, Line
 
 JOIN_PT = 4.0
@@ -178,8 +179,7 @@ def take_labels(regions: list[Box], lines: list[Line], frames: list[Box] = ()) -
         while grew:
             grew = False
             for i, ln in enumerate(lines):
-                if i in taken or ln.furniture or not _label(ln) or \
-                        any(_within((ln.x0, ln.top, ln.x1, ln.bottom), f, 1.0) for f in frames):
+                if i in taken or ln.furniture or not _label(ln) or framed(ln, frames) >= 0:
                     continue
                 box = (ln.x0, ln.top, ln.x1, ln.bottom)
                 cx, cy = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2

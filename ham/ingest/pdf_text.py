@@ -25,6 +25,7 @@ import statistics
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ham.ingest.levels import continues_decimal, numbering_of
 from ham.ingest.pdf_glyphs import base_font, decoded
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
@@ -43,7 +44,7 @@ _BOLD = re.compile(r"bold|black|heavy|semibold|demi|NimbusRomNo9L-Medi", re.I)
 _TEX_BOLD = re.compile(r"^(?:cm(?:ss)?bx|cmb\d|sf(?:bx|bi|bl|sx|xc|xi)\d)", re.I)
 _FORCE_BOLD = 1 << 18      # font descriptor flag 19
 # italic and oblique faces, TeX's among them (cmti, cmsl, cmbxti; URW's "ReguItal", "MediItal")
-_ITALIC = re.compile(r"italic|oblique|ital\b|ital$|^cm(?:bx)?(?:ti|sl)\d", re.I)
+_ITALIC = re.compile(r"italic|oblique|ital\b|^cm(?:bx)?(?:ti|sl)\d", re.I)
 _MONO = re.compile(r"mono|nimbusmon|courier|consol|cmtt|lmtt|sftt|txtt|typewriter|inconsolata|menlo|sfmono|code",
                    re.I)
 # math fonts: TeX's (cmmi, cmsy, cmex, the AMS and Euler ones), OpenType math faces, Adobe's Symbol
@@ -130,8 +131,6 @@ def numbered_in_run(ln: Line, body: float, body_font: str, last: str | None) -> 
     (``last``: "3.1" after "3."), short, not ending a clause and set apart from the body text (bold,
     italic, or larger in another font) is a heading at any size: groff's mom sets its subsections
     in oblique type 0.3pt above the body ("3.1. Creating destination points at headings")."""
-    from ham.ingest.levels import continues_decimal, numbering_of
-
     text = ln.text.strip()
     n = numbering_of(text)
     if n is None or n.style != "decimal" or n.parts < 2 or last is None or not continues_decimal(last, n.number):
