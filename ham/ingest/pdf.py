@@ -53,7 +53,8 @@ from ham.ingest.pdf_figures import Figure, page_figures
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
-from ham.ingest.pdf_items import Item, framed, inside
+from ham.ingest.pdf_hyphens import join_lines, vocabulary
+from ham.ingest.pdf_items import Item, framed, inside, runs_on
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
 from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, base_font, bold_fonts, is_mono,
@@ -78,6 +79,8 @@ class _Reader:
         self.rel = report.rel(path)
         self.title, self.title_rule, self.outlined = "", "", False
         self.body_font, self.last_number = "", None     # the last decimal-numbered heading's number
+        self.vocab: Counter = Counter()     # the document's words, to rejoin words hyphenated at a line break
+        self.rejoined = 0
 
     def tables(self, page) -> tuple[list[Item], list[tuple]]:
         """The page's ruled tables, and its frames: ruled boxes of one column (a code listing, a
@@ -156,7 +159,11 @@ class _Reader:
                               level=ln.level, rule=ln.rule, frame=frame if kind == "text" else -1))
         for item in items:
             # a frame's lines are a listing's lines: they keep their breaks
-            item.text = ("\n" if item.frame >= 0 else " ").join(ln.text for ln in item.lines)
+            if item.frame >= 0:
+                item.text = "\n".join(ln.text for ln in item.lines)
+            else:
+                item.text, n = join_lines([ln.text for ln in item.lines], self.vocab, [ln.edge_mono for ln in item.lines])
+                self.rejoined += n
             if item.kind == "text" and (FIGURE_CAPTION.match(item.text) or TABLE_CAPTION.match(item.text)):
                 item.kind = "caption"
         for i, im in enumerate(page.images):
@@ -187,7 +194,7 @@ class _Reader:
         if frame >= 0 or prev.frame >= 0:
             return kind == prev.kind == "text" and prev.frame == frame
         return prev.kind == kind and bool(prev.lines) and not ln.level and not prev.level and \
-            abs(prev.lines[-1].size - ln.size) < 0.6 and 0 <= ln.top - prev.bottom <= 0.9 * ln.size and \
+            abs(prev.lines[-1].size - ln.size) < 0.6 and -0.25 * ln.size <= ln.top - prev.bottom <= 0.9 * ln.size and \
             (kind == "text" or len(prev.lines) < 3)
 
     @staticmethod
@@ -299,8 +306,10 @@ class _Reader:
         if found:
             self.title, self.title_rule = found
         missing = measure_outline(self.report, self.path, bookmarks)
+        self.vocab = vocabulary(ln.text for lines in pages for ln in lines if not ln.furniture and not ln.mono)
         blocks: list[Block] = []
         texts: list[str] = []
+        running: tuple[int, Item, int] | None = None    # the last paragraph's block, item and page
         for page_no, page in enumerate(pdf.pages):
             width, height = float(page.width) or 1.0, heights[page_no]
             items = self.page_items(page, pages[page_no], tables[page_no], body, logos.get(page_no, set()),
@@ -314,12 +323,26 @@ class _Reader:
             for item in items:
                 if item.kind in ("heading", "text", "caption"):
                     texts.append(item.text)
+                if running is not None and runs_on(running[1], item, page_no > running[2]):
+                    block = blocks[running[0]]
+                    block.text, n = join_lines([block.text, item.text], self.vocab,
+                                               [running[1].lines[-1].edge_mono, item.lines[0].edge_mono])
+                    self.rejoined += n
+                    self.report.exclude(self.path, "paragraph run on over a page or column break (joined)")
+                    running = (running[0], item, page_no)
+                    continue
                 block = item.block(dict(page=page_no, source=self.rel, index=len(blocks),
                                         bbox=(int(item.x0 * 1000 / width), int(item.top * 1000 / height),
                                               int(item.x1 * 1000 / width), int(item.bottom * 1000 / height))))
+                if item.kind == "text" and item.frame < 0 and block is not None:
+                    running = (len(blocks), item, page_no)
+                elif item.kind not in ("image", "caption", "table"):    # a float between leaves the paragraph open
+                    running = None
                 if block is not None:
                     blocks.append(block)
         measure_text(self.report, self.path, texts)
+        if self.rejoined:
+            self.report.measure(self.path, "words hyphenated at a line break (rejoined)", self.rejoined)
         return blocks
 
 

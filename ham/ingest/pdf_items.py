@@ -49,3 +49,15 @@ def inside(box, x0: float, top: float, x1: float, bottom: float) -> bool:
 def framed(ln: Line, frames) -> int:
     """The index of the frame (a ruled box of one column, ``_Reader.tables``) holding the line, or -1."""
     return next((i for i, box in enumerate(frames) if inside(box, ln.x0, ln.top, ln.x1, ln.bottom)), -1)
+
+
+def runs_on(prev: Item, item: Item, next_page: bool) -> bool:
+    """``item`` continues the paragraph ``prev`` over a page or column break: running text of the
+    same size, ``prev`` ends without closing its sentence, ``item`` opens in lower case at the top
+    of the next page or of the next column (above ``prev``), neither in a code font."""
+    if item.kind != "text" or item.frame >= 0 or not item.lines or not prev.lines:
+        return False
+    end, text = prev.text.rstrip(), item.text.lstrip()
+    return (next_page or item.top < prev.top) and bool(text) and text[0].islower() and \
+        not end.endswith((".", "!", "?", ":", ";")) and abs((prev.size or 0) - (item.size or 0)) < 0.6 and \
+        not prev.lines[-1].mono and not item.lines[0].mono

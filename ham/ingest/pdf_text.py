@@ -73,6 +73,7 @@ class Line:
     mono: bool = False
     font: str = ""          # the font most of its letters are set in, subset prefix removed
     math: bool = False      # most of its letters set in a math font (a formula, a figure's symbol)
+    edge_mono: tuple[bool, bool] = (False, False)   # its first and its last word monospaced
     # set by later passes: a furniture kind, or the outline level and rule of a heading
     furniture: str = ""
     level: int = 0
@@ -189,7 +190,8 @@ def _line_of(words: list[dict]) -> Line:
         by_font[base_font(f)] = by_font.get(base_font(f), 0) + n
     return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
-                len(text), mono, font=max(by_font, key=by_font.get), math=math)
+                len(text), mono, font=max(by_font, key=by_font.get), math=math,
+                edge_mono=(is_mono(fonts[0]), is_mono(fonts[-1])))
 
 
 def group_lines(words: list[dict]) -> list[Line]:
