@@ -46,7 +46,8 @@ RERANKER = "msmarco_l12"               # the default reranker
 DEPTH = 200                             # ranked units kept for the unit options (16k characters of blocks)
 OUT = Path("outputs/bench/retrieval_budget")
 FIGURE = Path("docs/retrieval_budget.png")
-MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15", "octave": "GNU Octave 7.3"}
+MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15", "octave": "GNU Octave 7.3", "rintro": "An Introduction to R 4.2.2",
+           "glpk": "GLPK 5.0"}
 
 
 def within(texts: list[str], budget: int) -> list[str]:
