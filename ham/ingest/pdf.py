@@ -54,7 +54,7 @@ from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, m
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_hyphens import join_lines, vocabulary
-from ham.ingest.pdf_items import Item, framed, inside, runs_on
+from ham.ingest.pdf_items import Item, framed, inside, paragraphs, runs_on
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
 from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, base_font, bold_fonts, is_mono,
@@ -143,20 +143,10 @@ class _Reader:
     def page_items(self, page, lines: list[Line], tables: list[Item], body: float,
                    furniture_images: set[int] = frozenset(), frames: list[tuple] = (),
                    figures: list[Figure] = ()) -> list[Item]:
-        items: list[Item] = []
         for ln in lines:
             if ln.furniture:
                 self.report.exclude(self.path, ln.furniture)
-                continue
-            kind = "heading" if ln.role == "heading" else "text"
-            frame = framed(ln, frames)
-            prev = items[-1] if items else None
-            if prev is not None and self.joins(prev, ln, kind, frame):
-                prev.lines.append(ln)
-                prev.bottom, prev.x1 = max(prev.bottom, ln.bottom), max(prev.x1, ln.x1)
-                continue
-            items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, font=ln.font, lines=[ln],
-                              level=ln.level, rule=ln.rule, frame=frame if kind == "text" else -1))
+        items = paragraphs([ln for ln in lines if not ln.furniture], frames, body, float(page.width))
         for item in items:
             # a frame's lines are a listing's lines: they keep their breaks
             if item.frame >= 0:
@@ -185,17 +175,6 @@ class _Reader:
             items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox), alt=fig.text))
         items += tables
         return self.attach_captions(reading_order(items, lines, float(page.width), body))
-
-    @staticmethod
-    def joins(prev: Item, ln: Line, kind: str, frame: int) -> bool:
-        """The line continues the item before it: a frame's lines all join (a listing's lines are
-        apart or of mixed sizes); elsewhere a line close below one of its size and kind, a heading
-        of at most three lines."""
-        if frame >= 0 or prev.frame >= 0:
-            return kind == prev.kind == "text" and prev.frame == frame
-        return prev.kind == kind and bool(prev.lines) and not ln.level and not prev.level and \
-            abs(prev.lines[-1].size - ln.size) < 0.6 and -0.25 * ln.size <= ln.top - prev.bottom <= 0.9 * ln.size and \
-            (kind == "text" or len(prev.lines) < 3)
 
     @staticmethod
     def attach_captions(items: list[Item]) -> list[Item]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from ham.ingest.blocks import Block
 from ham.ingest.pdf_text import Line
@@ -61,3 +62,119 @@ def runs_on(prev: Item, item: Item, next_page: bool) -> bool:
     return (next_page or item.top < prev.top) and bool(text) and text[0].islower() and \
         not end.endswith((".", "!", "?", ":", ";")) and abs((prev.size or 0) - (item.size or 0)) < 0.6 and \
         not prev.lines[-1].mono and not item.lines[0].mono
+
+
+def same_row(a: Line, b: Line) -> bool:
+    """``b`` sits on ``a``'s row, to its right."""
+    return abs(a.top - b.top) < 0.3 * max(a.size, b.size) and b.x0 >= a.x1
+
+
+def beside(a: Line, b: Line) -> bool:
+    """``b`` is text on ``a``'s row, to its right: a definition's first line beside its term
+    ("lty=2" | "Line types. ..."), the next cell of an unruled table's row; not a code comment set
+    apart on a listing's line (monospaced)."""
+    return same_row(a, b) and not b.mono
+
+
+def by_row(lines: list[Line]) -> list[Line]:
+    """``lines`` with each row's lines left to right (a term set a fraction of a point lower than
+    the definition beside it was sorted after it)."""
+    out = list(lines)
+    for i in range(len(out) - 1):
+        if same_row(out[i + 1], out[i]):
+            out[i], out[i + 1] = out[i + 1], out[i]
+    return out
+
+
+def outdented(prev: Item, ln: Line, right: float) -> bool:
+    """``ln`` starts left of a hanging indent ``prev`` set up: the next entry of a definition list,
+    not a continuation line. A hanging indent: ``prev``'s last line is indented under an earlier
+    line by more than two ems, and that earlier line's row runs to the text's right edge ``right``
+    (it wrapped into the indented one; a short line above an indented display does not). Code keeps
+    its indentation changes (a listing's line is no entry)."""
+    if prev.kind != "text" or len(prev.lines) < 2 or prev.lines[-1].mono:
+        return False
+    last, em = prev.lines[-1], 2 * ln.size
+    if ln.x0 >= last.x0 - em:
+        return False
+
+    def row_end(line: Line) -> float:      # a term's row ends where the definition beside it ends
+        return max(other.x1 for other in prev.lines if abs(other.top - line.top) < 0.3 * line.size)
+    return any(line.x0 < last.x0 - em and row_end(line) >= right - em for line in prev.lines[:-1])
+
+
+def leading(lines: list[Line], body: float) -> float:
+    """The page's line pitch in running text: the median distance from one body-size line's top to
+    the next one's (0 when fewer than three pairs show it)."""
+    steps = sorted(b.top - a.top for a, b in pairwise(lines)
+                   if abs(a.size - body) < 0.6 and abs(b.size - body) < 0.6 and 0 < b.top - a.top < 2 * body)
+    return steps[len(steps) // 2] if len(steps) >= 3 else 0.0
+
+
+def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float) -> bool:
+    """``ln`` opens a paragraph of its own although it sits close below ``prev``'s last line, by
+    what the page shows: more space above it than the page's line ``pitch`` (a paragraph skip
+    smaller than a line, as texinfo sets it), or a first-line indent after a line that ended short
+    of the ``right`` edge. A display (a line indented from the ``left`` margin: code, or a short line
+    indented further than a first line)
+    stays with the sentence that introduces it ("... with the command" / "> source(...)"), and
+    the line after it continues that paragraph unless it is indented as a new one's first line
+    (less than the display; GLPK's "int out frq (default: 500)" sets its text at the term's indent)."""
+    last = prev.lines[-1]
+    if prev.kind != "text" or prev.frame >= 0 or same_row(last, ln):
+        return False
+    em = ln.size
+
+    def display(line: Line) -> bool:     # code, or a short line indented past a paragraph's first-line indent
+        return line.x0 > left + 0.8 * em and (line.mono or (line.x0 > left + 2 * em and line.x1 < right - 2 * em))
+    if display(ln):
+        return False
+    if display(last):      # indented as a first line, less than the display: a new paragraph
+        return left + 0.8 * em < ln.x0 < last.x0 - 0.5 * em
+    if pitch and ln.top - last.top > pitch + 0.2 * em and last.text.rstrip().endswith((".", "!", "?")):
+        return True        # space after a closed sentence (not after a term, "int out frq (default: 500)", nor "Examples:")
+    return not ln.mono and not last.mono and ln.x0 > last.x0 + 0.8 * em and last.x1 < right - 2 * em
+
+
+def joins(prev: Item, ln: Line, kind: str, frame: int) -> bool:
+    """The line continues the item before it: a frame's lines all join (a listing's lines are
+    apart or of mixed sizes); elsewhere a line close below one of its size and kind (boxes may
+    overlap by a quarter of its size: tight leading, a tall inline code box), a heading of at
+    most three lines."""
+    if frame >= 0 or prev.frame >= 0:
+        return kind == prev.kind == "text" and prev.frame == frame
+    return prev.kind == kind and bool(prev.lines) and not ln.level and not prev.level and \
+        abs(prev.lines[-1].size - ln.size) < 0.6 and -0.25 * ln.size <= ln.top - prev.bottom <= 0.9 * ln.size and \
+        (kind == "text" or len(prev.lines) < 3)
+
+
+def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Item]:
+    """A page's lines (furniture left out) grouped into text and heading items: lines close below
+    each other join (``joins``); a definition's term opens its entry and its text beside it joins
+    it (``beside``), an entry outdented from a hanging indent opens the next one (``outdented``),
+    a paragraph opens where the page shows one (``new_paragraph``)."""
+    lines = by_row(lines)
+    right = max((ln.x1 for ln in lines if abs(ln.size - body) < 0.6), default=width)
+    left = min((ln.x0 for ln in lines if abs(ln.size - body) < 0.6), default=0.0)
+    pitch = leading(lines, body)
+    items: list[Item] = []
+    for i, ln in enumerate(lines):
+        kind = "heading" if ln.role == "heading" else "text"
+        frame = framed(ln, frames)
+        prev = items[-1] if items else None
+        # a term beside its definition opens an entry, unless it is the last of terms stacked above it
+        term = i + 1 < len(lines) and beside(ln, lines[i + 1]) and not (
+            prev is not None and all(p.mono for p in prev.lines) and abs(prev.lines[0].x0 - ln.x0) < 1)
+        if prev is not None and i and same_row(lines[i - 1], ln) and prev.lines[-1] is lines[i - 1] \
+                and prev.kind == kind and prev.frame == frame:
+            pass        # a definition beside its term, a table row's next cell, a listing line's comment
+        elif prev is None or term or outdented(prev, ln, right) or new_paragraph(prev, ln, pitch, left, right) or \
+                not joins(prev, ln, kind, frame):
+            prev = None
+        if prev is not None:
+            prev.lines.append(ln)
+            prev.bottom, prev.x1 = max(prev.bottom, ln.bottom), max(prev.x1, ln.x1)
+            continue
+        items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, font=ln.font, lines=[ln],
+                          level=ln.level, rule=ln.rule, frame=frame if kind == "text" else -1))
+    return items

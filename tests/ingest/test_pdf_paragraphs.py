@@ -44,3 +44,45 @@ def test_a_paragraph_runs_on_over_a_page_break_and_a_new_one_does_not(tmp_path):
                      "Every package ends here.",
                      "Upper case opens a new paragraph, and so does a sentence that was closed."]
     assert report.excluded["pages.pdf"]["paragraph run on over a page or column break (joined)"] == 1
+
+
+def texinfo_pdf(path):
+    """Paragraphs the way texinfo sets them: a first-line indent and a paragraph skip (3 points)
+    smaller than a line, so that the space between paragraphs alone is within a line's reach; a
+    code display indented under its sentence; then GLPK's control parameters: a term on its own
+    line, its text below it at the term's indent."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    rows = [(0, 87, "The entities that R creates and manipulates are known as objects. These may be many things:"),
+            (13, 72, "arrays of numbers, character strings or functions."),
+            (16, 87, "During an R session, objects are created and stored by name; to list them all, use the command"),
+            (13, 116, "> objects()", "Courier"),
+            (13, 72, "which displays the names of the objects currently stored within R."),
+            (16, 87, "To remove objects the function rm is available in every session that R runs, at any time:"),
+            (13, 72, "it takes the objects to remove as its arguments."),
+            (24, 87, "int out frq (default: 500)", "Courier"),
+            (18, 87, "Output frequency, in iterations. This parameter specifies how frequently the solver sends"),
+            (13, 72, "information about the solution process to the terminal.")]
+    y = 700
+    for dy, x, text, *font in rows:
+        c.setFont(font[0] if font else "Helvetica", 11)
+        y -= dy
+        c.drawString(x, y, text)
+    c.showPage()
+    c.save()
+    return path
+
+
+def test_texinfo_paragraphs_are_apart_and_a_display_stays_with_its_sentence(tmp_path):
+    texinfo_pdf(tmp_path / "texinfo.pdf")
+    texts, _ = _texts(tmp_path)
+    assert texts == [
+        ("The entities that R creates and manipulates are known as objects. These may be many things: "
+         "arrays of numbers, character strings or functions."),
+        ("During an R session, objects are created and stored by name; to list them all, use the command "
+         "> objects() which displays the names of the objects currently stored within R."),
+        ("To remove objects the function rm is available in every session that R runs, at any time: "
+         "it takes the objects to remove as its arguments."),
+        ("int out frq (default: 500) Output frequency, in iterations. This parameter specifies how frequently "
+         "the solver sends information about the solution process to the terminal.")]
