@@ -54,7 +54,7 @@ from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, m
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_hyphens import join_lines, vocabulary
-from ham.ingest.pdf_items import Item, framed, inside, paragraphs, runs_on
+from ham.ingest.pdf_items import Item, footnote, framed, inside, paragraphs, runs_on
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
 from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, base_font, bold_fonts, is_mono,
@@ -313,7 +313,9 @@ class _Reader:
                 block = item.block(dict(page=page_no, source=self.rel, index=len(blocks),
                                         bbox=(int(item.x0 * 1000 / width), int(item.top * 1000 / height),
                                               int(item.x1 * 1000 / width), int(item.bottom * 1000 / height))))
-                if item.kind == "text" and item.frame < 0 and block is not None:
+                if footnote(running, item, page_no):
+                    pass            # a footnote below the paragraph leaves it open, as a float does
+                elif item.kind == "text" and item.frame < 0 and block is not None:
                     running = (len(blocks), item, page_no)
                 elif item.kind not in ("image", "caption", "table"):    # a float between leaves the paragraph open
                     running = None

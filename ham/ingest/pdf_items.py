@@ -52,6 +52,15 @@ def framed(ln: Line, frames) -> int:
     return next((i for i, box in enumerate(frames) if inside(box, ln.x0, ln.top, ln.x1, ln.bottom)), -1)
 
 
+def footnote(running: tuple | None, item: Item, page_no: int) -> bool:
+    """``item`` is text set smaller than the open paragraph ``running`` (block index, item, page),
+    below it on its page: a footnote between the paragraph and its continuation on the next page."""
+    if running is None or item.kind != "text" or page_no != running[2]:
+        return False
+    prev = running[1]
+    return bool(prev.size and item.size) and item.size < prev.size - 0.6 and item.top > prev.bottom
+
+
 def runs_on(prev: Item, item: Item, next_page: bool) -> bool:
     """``item`` continues the paragraph ``prev`` over a page or column break: running text of the
     same size, ``prev`` ends without closing its sentence, ``item`` opens in lower case at the top

@@ -33,6 +33,8 @@ def test_a_paragraph_runs_on_over_a_page_break_and_a_new_one_does_not(tmp_path):
     from reportlab.pdfgen import canvas
 
     c = canvas.Canvas(str(tmp_path / "pages.pdf"))
+    c.setFont("Helvetica", 8)
+    c.drawString(72, 80, "1 A footnote at the foot of the page does not end the paragraph above it.")
     _page(c, ["Many statistical techniques have been implemented. A few of these are built"])
     _page(c, ["into the base R environment, but many are supplied as packages.",
               "", "", "Every package ends here."])
@@ -41,6 +43,7 @@ def test_a_paragraph_runs_on_over_a_page_break_and_a_new_one_does_not(tmp_path):
     texts, report = _texts(tmp_path)
     assert texts == [("Many statistical techniques have been implemented. A few of these are built into the base R "
                       "environment, but many are supplied as packages."),
+                     "1 A footnote at the foot of the page does not end the paragraph above it.",
                      "Every package ends here.",
                      "Upper case opens a new paragraph, and so does a sentence that was closed."]
     assert report.excluded["pages.pdf"]["paragraph run on over a page or column break (joined)"] == 1
