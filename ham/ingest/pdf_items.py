@@ -112,6 +112,19 @@ def outdented(prev: Item, ln: Line, right: float) -> bool:
     return any(line.x0 < last.x0 - em and row_end(line) >= right - em for line in prev.lines[:-1])
 
 
+def opens_list(prev: Item, ln: Line, after: Line | None, right: float) -> bool:
+    """``ln`` is the first entry of a definition list right after the sentence introducing it
+    ("... are drawn, as follows:" / 'pch="+" Character to be used ...'): ``prev`` ends in a colon,
+    ``ln`` starts at ``prev``'s margin and runs to the ``right`` edge, and the line ``after`` it is
+    prose indented under it by more than two ems (a hanging indent; a code display is not one)."""
+    if after is None or prev.kind != "text" or after.mono or same_row(ln, after) or \
+            not prev.lines[-1].text.rstrip().endswith(":"):
+        return False
+    em = ln.size
+    return abs(ln.x0 - min(p.x0 for p in prev.lines)) < 1 and ln.x1 >= right - 2 * em and \
+        after.x0 > ln.x0 + 2 * em and after.top - ln.top < 2 * em
+
+
 def leading(lines: list[Line], body: float) -> float:
     """The page's line pitch in running text: the median distance from one body-size line's top to
     the next one's (0 when fewer than three pairs show it)."""
@@ -174,10 +187,11 @@ def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Ite
         # a term beside its definition opens an entry, unless it is the last of terms stacked above it
         term = i + 1 < len(lines) and beside(ln, lines[i + 1]) and not (
             prev is not None and all(p.mono for p in prev.lines) and abs(prev.lines[0].x0 - ln.x0) < 1)
+        first = prev is not None and opens_list(prev, ln, lines[i + 1] if i + 1 < len(lines) else None, right)
         if prev is not None and i and same_row(lines[i - 1], ln) and prev.lines[-1] is lines[i - 1] \
                 and prev.kind == kind and prev.frame == frame:
             pass        # a definition beside its term, a table row's next cell, a listing line's comment
-        elif prev is None or term or outdented(prev, ln, right) or new_paragraph(prev, ln, pitch, left, right) or \
+        elif prev is None or term or first or outdented(prev, ln, right) or new_paragraph(prev, ln, pitch, left, right) or \
                 not joins(prev, ln, kind, frame):
             prev = None
         if prev is not None:

@@ -69,3 +69,25 @@ def test_each_definition_is_one_leaf_with_its_own_term(tmp_path):
     # a listing's comment set apart on its line stays in the listing
     assert texts[5] == "class web commit 50% # the web servers class mail commit 50% # the mail servers"
     assert len(texts) == 6
+
+
+def test_the_first_definition_after_its_introducing_sentence_is_an_entry_of_its_own(tmp_path):
+    """texinfo sets a list's first entry right below the sentence that introduces it, as close as
+    a line: only the hanging indent under it says that a new entry began."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "first.pdf"))
+    rows = [(72, "Graphical parameters exist which control how these graphical elements are drawn, as follows:"),
+            (72, 'pch="+"   Character to be used for plotting points. The default value varies with the graphics'),
+            (147, "drivers, but it is usually a small circle drawn a little above the point."),
+            (72, "lty=2       Line types. Alternative line styles are not supported on all of the graphics devices"),
+            (147, "but line type 1 is always a solid line.")]
+    for k, (x, text) in enumerate(rows):
+        _draw(c, x, 700 - 13 * k, text)
+    c.showPage()
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    texts = [leaf.text for leaf in docs[0].leaves()]
+    assert texts[0] == "Graphical parameters exist which control how these graphical elements are drawn, as follows:"
+    assert texts[1].startswith('pch="+" Character to be used') and texts[1].endswith("drawn a little above the point.")
+    assert texts[2].startswith("lty=2 Line types.")
