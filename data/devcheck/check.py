@@ -168,9 +168,11 @@ def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[
     return problems, stats
 
 
-def main() -> int:
-    rows = load_questions()
-    problems, stats = check(rows)
+def main(questions: Path = HERE / "questions.jsonl", corpus: Path = HERE / "corpus") -> int:
+    """Check ``questions`` against the manuals under ``corpus`` and print the summary; data/devpdf's
+    check.py calls it with its own folder's."""
+    rows = load_questions(questions)
+    problems, stats = check(rows, corpus)
     kinds = Counter(k for r in rows for k in r.get("kinds", []))
     print(f"{len(rows)} questions; kinds: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
     print(f"{stats['passages']} gold passages, {stats['images']} gold image references, "

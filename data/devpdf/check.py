@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,18 +29,7 @@ def _devcheck():
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    rules = _devcheck()
-    rows = rules.load_questions(Path(argv[0]) if argv else HERE / "questions.jsonl")
-    problems, stats = rules.check(rows, HERE / "corpus")
-    kinds = Counter(k for r in rows for k in r.get("kinds", []))
-    print(f"{len(rows)} questions; kinds: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
-    print(f"{stats['passages']} gold passages, {stats['images']} gold image references, "
-          f"{stats['headings']} gold headings; parent_general {stats['parent_general']} "
-          f"({stats['parent_general_strict']} on ham's section tree)")
-    print(f"{len(problems)} problems")
-    for qid, problem in problems:
-        print(f"  {qid}: {problem}")
-    return 1 if problems else 0
+    return _devcheck().main(Path(argv[0]) if argv else HERE / "questions.jsonl", HERE / "corpus")
 
 
 if __name__ == "__main__":
