@@ -45,7 +45,7 @@ ASSEMBLY_UNITS = ["units=blocks", "retrieval=budget"]   # the small units the bu
 RERANKER = "msmarco_l12"               # the default reranker
 DEPTH = 200                             # ranked units kept for the unit options (16k characters of blocks)
 OUT = Path("outputs/bench/retrieval_budget")
-FIGURE = Path("docs/retrieval_budget.png")
+FIGURE = Path("docs/retrieval_budget.png")   # devbench's; another dataset's is docs/retrieval_budget_<dataset>.png
 MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15", "octave": "GNU Octave 7.3", "rintro": "An Introduction to R 4.2.2",
            "glpk": "GLPK 5.0"}
 
@@ -200,9 +200,12 @@ def main(argv: list[str] | None = None) -> None:
                         "(e.g. retrieval.assembly.parent_chars=400)")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--saved", action="store_true", help="report and plot the saved rows again")
-    parser.add_argument("--figure", type=Path, default=FIGURE)
+    parser.add_argument("--figure", type=Path, help="where the figure goes (default: the dataset's own, "
+                        "docs/retrieval_budget.png for devbench, docs/retrieval_budget_<dataset>.png otherwise)")
     parser.add_argument("overrides", nargs="*", help="overrides for every config (e.g. paths.cache_root=...)")
     args = parser.parse_args(argv)
+    figure = args.figure or (FIGURE if args.dataset == "devbench" else
+                             FIGURE.with_name(f"{FIGURE.stem}_{args.dataset}{FIGURE.suffix}"))
     chosen = {n: c for n, c in configs(args.assembly).items() if not args.configs or n in args.configs}
     results = {}
     for name, (run, overrides) in chosen.items():
@@ -216,8 +219,8 @@ def main(argv: list[str] | None = None) -> None:
         path.write_text(json.dumps(results[name]))
         print(f"{name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     report(results)
-    plot(results, args.figure)
-    print(f"\nfigure: {args.figure}")
+    plot(results, figure)
+    print(f"\nfigure: {figure}")
 
 
 if __name__ == "__main__":
