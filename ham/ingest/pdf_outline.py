@@ -11,7 +11,8 @@ run-in heading: the line is cut after the title). Failing that, a line at the de
 (within ``AT_DEST_PT``) whose first word is the title's first word (a reference page's bookmark
 "clear_alarm/1" for its printed "clear_alarm(AlarmId) -> void()"). When nothing on the page
 matches, the next page is tried (a destination at the foot of a page). A bookmark that matches nowhere still becomes a
-heading at its level, placed at its destination; the ingest report counts those.
+heading at its level, placed at its destination; the ingest report counts those. An aligned heading
+takes the outline's spelling when the two differ in symbols only (``authored_spelling``).
 
 A bookmark that repeats an earlier one (same level, title and destination) is read once: it can
 only name the same heading. Levels are the bookmark's depth in the outline (1 for the top entries). An outline with a single
@@ -104,6 +105,45 @@ def title_key(text: str) -> str:
     text = normalise_ws(text)
     text = _NUMBERING.sub("", text, count=1)
     return re.sub(r"[\W_]+", "", text)
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text)
+
+
+# What a symbol of LaTeX's OT1 text fonts reads back as when the PDF maps it to the ASCII code of its
+# slot: en and em dash as "{" and "|", quotes as "\" and '"', ¡ ¿ as "<" ">"
+_MISREAD = frozenset('{|}\\"<>')
+_ALNUM = re.compile(r"[^\W_]")
+
+
+def _misread(printed: str, authored: str) -> bool:
+    """Whether symbols the page prints between two letters are a misreading of the outline's: an
+    OT1 slot read as ASCII, or an underscore (LaTeX's \\_ draws a rule) read as a space or nothing."""
+    marks = printed.replace(" ", "")
+    if not marks:
+        return bool(authored) and not authored.strip("_")
+    return set(marks) <= _MISREAD
+
+
+def authored_spelling(printed: str, title: str) -> str:
+    """The printed heading with the outline's symbols where the page's are ones a font's encoding
+    misreads (``_MISREAD``), when both spell the same letters and digits: "glp intopt | solve" is
+    "glp_intopt — solve", ``\\warm up"`` is ````warm up''``. Between two letters or digits the
+    outline's symbols replace the printed ones only when those are misread (``_misread``), so the
+    page's typographic quotes, its spacing and its numbering stay; any other difference (a word,
+    case) keeps the printed line."""
+    printed = " ".join(printed.split())
+    numbering = _NUMBERING.match(printed)
+    for candidate in (title, f"{numbering.group()}{title}" if numbering else None):
+        if not candidate or _letters(candidate) != _letters(printed):
+            continue
+        between = _ALNUM.split(printed)      # the symbols around and between each letter or digit
+        letters = _ALNUM.findall(printed)
+        authored = _ALNUM.split(candidate)
+        gaps = [b if _misread(a, b) else a for a, b in zip(between, authored)]
+        return "".join(g + c for g, c in zip(gaps, [*letters, ""])).strip()
+    return printed
 
 
 def _similar(a: str, b: str) -> float:
@@ -210,6 +250,7 @@ def align(bookmarks: list[Bookmark], pages: list[list[Line]]) -> None:
                 del lines[i + 1:i + n]
             first.role, first.level = "heading", bm.level
             first.rule = f"{RULE}: bookmark level {bm.level}"
+            first.text = authored_spelling(first.text, bm.title)
             bm.line = first
             floor[page] = first.bottom
             break

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ham.ingest.levels import continues_decimal, numbering_of
-from ham.ingest.pdf_glyphs import base_font, decoded
+from ham.ingest.pdf_glyphs import base_font, decoded, needs_decoding
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
@@ -272,7 +272,7 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset()) -> list[
         chars = w.pop("chars")
         first = chars[0]
         w["bold"] = is_bold(w.get("fontname", ""), bold)
-        if "(cid:" in w["text"]:
+        if needs_decoding(w["text"], w.get("fontname", "")):
             w["text"] = decoded(chars)
         if first.get("upright") and first.get("matrix"):
             w["baseline"] = first["matrix"][5]

@@ -40,9 +40,23 @@ def test_tex_ligatures_and_symbols_are_read_back_by_font():
     assert decoded(_chars("(cid:136)", "unknown")) == "(cid:136)" and unmapped("a (cid:136) b") == 1
 
 
+def test_ascii_symbols_an_ot1_text_face_cannot_hold_are_read_back_as_its_glyphs():
+    # no ToUnicode map, the standard encoding assumed: OT1's dashes and quotes read as ASCII
+    assert decoded(_chars('(1.1)|(1.3) (\\shift") s15{s20', "ABCDEF+CMR10")) == "(1.1)—(1.3) (“shift”) s15–s20"
+    assert decoded(_chars("glp | set", "CMBX12")) == "glp — set"
+    assert decoded(_chars("+1", "CMR10") + _chars("1", "CMSY10")) == "+1∞"      # cmsy's infinity at "1"
+    # a typewriter face holds the ASCII symbols, so do other fonts (T1 Latin Modern, math italic)
+    for font in ("CMTT10", "LMRoman10-Regular", "CMMI10", "Helvetica", "CMBSY10"):
+        assert decoded(_chars('a|b "c" x<y 1', font)) == 'a|b "c" x<y 1', font
+    assert decoded(_chars("AB", "CMSY10")) == "AB"       # calligraphic capitals are letters
+    assert decoded(_chars("{x}|", "CMSY10")) == "{x}|"   # glyphs cmsy holds, when the PDF maps them
+
+
 def test_page_lines_read_the_words_with_their_glyphs_decoded():
     page = _Page([_chars("glp", "CMR10"), _chars("(cid:12)nd", "CMR10", x0=95), _chars("row", "CMR10", x0=125)])
     assert [ln.text for ln in page_lines(page, lambda w: False)] == ["glp find row"]
+    page = _Page([_chars("(1.1)|(1.3)", "CMR10"), _chars("x|y", "CMTT10", x0=140)])
+    assert [ln.text for ln in page_lines(page, lambda w: False)] == ["(1.1)—(1.3) x|y"]
 
 
 def test_a_line_of_unmapped_glyphs_or_a_list_item_is_never_a_heading():

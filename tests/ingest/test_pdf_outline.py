@@ -208,3 +208,47 @@ def test_words_keep_their_spaces_and_glued_tokens_are_counted(book):
     assert count_glued(spaced).glued == 0
     glued = count_glued(spaced + ["thewidgetsortsthescrews"])
     assert glued.glued == 1 and glued.examples == ["thewidgetsortsthescrews"]
+
+
+def test_a_heading_takes_the_outline_symbols_its_font_misread(tmp_path):
+    # LaTeX's OT1 fonts without a Unicode map: the page reads "glp intopt | solve" (underscores
+    # drawn as rules, the em dash at "|"), the outline keeps what the author wrote
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "api.pdf"), pagesize=(W, H))
+    y = H - 100
+    for printed, title, text in [("2.1 glp intopt | solve MIP problem", "glp_intopt — solve MIP problem",
+                                  "The routine solves the MIP problem."),
+                                 ("2.2 glp warm up | \\warm up\" LP basis", "glp_warm_up — ``warm up'' LP basis",
+                                  "The routine warms up the LP basis."),
+                                 ("2.3 The ‘...’ argument", "The ... argument", "Extra arguments pass on."),
+                                 ("2.4 Setting limits", "Setting the limits", "Limits are set per run.")]:
+        c.bookmarkPage(title, fit="XYZ", left=72, top=y + 20)
+        c.addOutlineEntry(title, title, level=0)
+        c.setFont("Helvetica-Bold", 14)
+        c.drawString(72, y, printed)
+        c.setFont("Helvetica", 11)
+        c.drawString(72, y - 24, text)
+        y -= 80
+    c.save()
+    docs, _ = ingest_corpus(tmp_path)
+    assert _sections(docs[0]) == [
+        "2.1 glp_intopt — solve MIP problem",          # the page's numbering, the outline's symbols
+        "2.2 glp_warm_up — ``warm up'' LP basis",
+        "2.3 The ‘...’ argument",                      # the page's typographic quotes stay
+        "2.4 Setting limits"]                          # another word: the printed heading
+
+
+@pytest.mark.parametrize("printed, title, expected", [
+    ("2.7.6 glp cpx basis | construct Bixby’s basis", "glp_cpx_basis — construct Bixby's basis",
+     "2.7.6 glp_cpx_basis — construct Bixby’s basis"),      # misread symbols only, per gap
+    ("7.2 Verifying a package’s installation", "7.2 Verifying a package's installation",
+     "7.2 Verifying a package’s installation"),
+    ("3 Installation", "Chapter 3: Installation", "3 Installation"),
+    ("1.2 INSTALLING", "1.2 Installing", "1.2 INSTALLING"),
+    ("glpintopt", "glp_intopt", "glp_intopt"),               # a rule drawn with no space beside it
+])
+def test_authored_spelling_changes_misread_symbols_only(printed, title, expected):
+    from ham.ingest.pdf_outline import authored_spelling
+
+    assert authored_spelling(printed, title) == expected
