@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from ham.ingest.blocks import Block
-from ham.ingest.pdf_text import Line
+from ham.ingest.pdf_text import Line, opens_list_item
 
 
 @dataclass
@@ -135,9 +135,9 @@ def leading(lines: list[Line], body: float) -> float:
 
 def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float) -> bool:
     """``ln`` opens a paragraph of its own although it sits close below ``prev``'s last line, by
-    what the page shows: more space above it than the page's line ``pitch`` (a paragraph skip
-    smaller than a line, as texinfo sets it), or a first-line indent after a line that ended short
-    of the ``right`` edge. A display (a line indented from the ``left`` margin: code, or a short line
+    what the page shows: a bullet opening it (a list item), more space above it than the page's line
+    ``pitch`` (a paragraph skip smaller than a line, as texinfo sets it), or a first-line indent
+    after a line that ended short of the ``right`` edge. A display (a line indented from the ``left`` margin: code, or a short line
     indented further than a first line)
     stays with the sentence that introduces it ("... with the command" / "> source(...)"), and
     the line after it continues that paragraph unless it is indented as a new one's first line
@@ -145,6 +145,8 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float)
     last = prev.lines[-1]
     if prev.kind != "text" or prev.frame >= 0 or same_row(last, ln):
         return False
+    if opens_list_item(ln.text):
+        return True
     em = ln.size
 
     def display(line: Line) -> bool:     # code, or a short line indented past a paragraph's first-line indent

@@ -7,9 +7,9 @@ default, a fixed 3 pt, glued words together wherever a typesetter sets spaces na
 pdfminer's layout analysis and PDFium's text page all leave the same residue, about 0.1-0.4%
 (compound identifiers such as "qdiscname"), and ``use_text_flow`` changes nothing.
 
-Words are grouped into lines by vertical overlap (``OVERLAP`` of the smaller height; not by equal tops: a word set in another font
-on the same baseline has another top, and used to start a line of its own, splitting "6.1 The
-config" from "Command"), then a line is cut where a gap wider than ``COLUMN_GAP`` font sizes
+Words are grouped into lines by vertical overlap (``OVERLAP`` of the smaller height; not by equal
+tops: a word set in another font on the same baseline has another top, and used to start a line of
+its own, splitting "6.1 The config" from "Command"), then a line is cut where a gap wider than ``COLUMN_GAP`` font sizes
 separates two words (a running head's left and right parts, a table of contents' page number, two
 columns). Section numbers typeset with spaced dots ("1 . 2 . 1") are closed up ("1.2.1").
 pdfplumber starts a new word at every font or size change; words that touch on one baseline are
@@ -32,6 +32,8 @@ WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text
                  "extra_attrs": ["size", "fontname"]}
 COLUMN_GAP = 2.5
 OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
+_EXTENSION = re.compile(r"^(?:CMEX|LMEX|EUEX)\d|MathExtension|^esint", re.I)
+DEEP = 0.5         # of its size: a box reaching this far below its baseline is the font's metrics, not ink
 BASELINE = 0.2     # baselines this far apart (of the smaller size) are one: a superscript sits 0.3 or more above
 SMALLER = 0.8      # a word this much smaller than its line, with its bottom off the line's, is raised or lowered
 SMALL_TEXT = 0.8   # lines set below this share of the body size are not evidence of two columns
@@ -53,6 +55,14 @@ HEADING_RATIO = 1.15   # a line this much larger than the body text is a heading
 FIGURE_CAPTION = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 TABLE_CAPTION = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
 _BULLETS = set("•‣◦▪▫●○■□►▸➢➤–—")      # a list item, even set bold
+_ITEM_MARKS = _BULLETS - set("–—")     # a dash opening a line may be a sentence's, wrapped
+
+
+def opens_list_item(text: str) -> bool:
+    """A line opening with a bullet and a space: a list item (not a dash, which a wrapped sentence
+    may open a line with)."""
+    text = text.lstrip()
+    return len(text) > 2 and text[0] in _ITEM_MARKS and text[1] == " "
 # an admonition's label set at the body size on a line of its own (dblatex's bold "Note",
 # "Warning"): the note's text follows, and the section's text after the note is no part of it
 ADMONITION_LABELS = {"note", "tip", "warning", "caution", "important", "attention", "danger", "hint", "see also",
@@ -264,6 +274,19 @@ def reading_order(items: list, lines: list[Line], width: float, body: float = 0.
     return sorted(items, key=key)
 
 
+def _text_box(word: dict, baseline: float) -> None:
+    """A word whose box reaches more than ``DEEP`` of its size below its baseline (``baseline``: from
+    the page top) gets a text font's box instead, a quarter of its size below the baseline: the
+    depth is the font's declared descent, not ink (``cmsy``'s is 0.96 of the size, so texinfo's
+    bullets had boxes 8pt below their item's text and made lines of their own or joined the next).
+    Not in a math extension font, whose big operators and radicals do reach that deep."""
+    size = word["size"]
+    if word["bottom"] - baseline > DEEP * size and not _EXTENSION.match(base_font(word.get("fontname", ""))):
+        height = word["bottom"] - word["top"]
+        word["bottom"] = baseline + 0.25 * size
+        word["top"] = word["bottom"] - height
+
+
 def page_lines(page, inside_tables, bold: frozenset[str] = frozenset()) -> list[Line]:
     """The lines of a pdfplumber page, words inside a found table left out (read with the table).
     ``bold``: the PDF's bold fonts by descriptor (``bold_fonts``)."""
@@ -276,6 +299,7 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset()) -> list[
             w["text"] = decoded(chars)
         if first.get("upright") and first.get("matrix"):
             w["baseline"] = first["matrix"][5]
+            _text_box(w, float(page.height) - w["baseline"])
         if not inside_tables(w):
             words.append(w)
     return columns(group_lines(words), float(page.width))

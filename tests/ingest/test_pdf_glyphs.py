@@ -17,14 +17,15 @@ def _chars(text: str, font: str, x0: float = 72.0) -> list[dict]:
 
 class _Page:
     """What ``page_lines`` asks of a pdfplumber page: its words with their chars, and its width."""
-    width = 595.0
+    width, height = 595.0, 842.0
 
     def __init__(self, words: list[list[dict]]) -> None:
         self.words = words
 
     def extract_words(self, **_):
         return [{"text": "".join(c["text"] for c in chars), "chars": list(chars), "x0": chars[0]["x0"],
-                 "x1": chars[-1]["x1"], "top": 100.0, "bottom": 110.0, "size": 10.0,
+                 "x1": chars[-1]["x1"], "top": min(c["top"] for c in chars),
+                 "bottom": max(c["bottom"] for c in chars), "size": 10.0,
                  "fontname": chars[0]["fontname"]} for chars in self.words]
 
 
@@ -66,3 +67,21 @@ def test_a_line_of_unmapped_glyphs_or_a_list_item_is_never_a_heading():
     assert looks_like_heading(line("Relocation files"), 10.9)
     assert not looks_like_heading(line("(cid:5) ª h h h h"), 10.9)
     assert not looks_like_heading(line("• pdebuild = pbuilder + dpkg-buildpackage"), 10.9)   # a list item
+
+
+def test_a_symbol_font_glyph_on_a_line_joins_that_line_whatever_its_declared_depth():
+    # texinfo's bullet from cmsy (descent 0.96 of the size): pdfminer boxes it 8pt below its item's
+    # text, where it overlaps the next line more than its own
+    def word(text, font, x0, baseline, depth):
+        chars = _chars(text, font, x0)
+        for ch in chars:
+            ch["matrix"] = (1, 0, 0, 1, ch["x0"], 842.0 - baseline)
+            ch["bottom"], ch["top"] = baseline + depth, baseline + depth - 10.0
+        return chars
+    page = _Page([word("•", "CMSY10", 99, 491.6, 10.5), word("LaTeX", "CMR10", 112, 491.6, 2.7),
+                  word("labels;", "CMR10", 150, 491.6, 2.7), word("•", "CMSY10", 99, 507.2, 10.5),
+                  word("the", "CMR10", 112, 507.2, 2.7), word("ability", "CMR10", 135, 507.2, 2.7)])
+    assert [ln.text for ln in page_lines(page, lambda w: False)] == ["• LaTeX labels;", "• the ability"]
+    # a big operator of a math extension font does reach that deep: its box stays
+    page = _Page([word("(cid:88)", "CMEX10", 99, 491.6, 10.5), word("x", "CMMI10", 112, 491.6, 2.7)])
+    assert max(round(ln.bottom, 1) for ln in page_lines(page, lambda w: False)) == 502.1

@@ -89,3 +89,29 @@ def test_texinfo_paragraphs_are_apart_and_a_display_stays_with_its_sentence(tmp_
          "it takes the objects to remove as its arguments."),
         ("int out frq (default: 500) Output frequency, in iterations. This parameter specifies how frequently "
          "the solver sends information about the solution process to the terminal.")]
+
+
+def test_a_bulleted_line_opens_a_list_item(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    pdfmetrics.registerFont(TTFont("Vera", "Vera.ttf"))      # shipped with reportlab; it has a bullet
+    c = canvas.Canvas(str(tmp_path / "items.pdf"))
+    y = 700
+    for x, text in [(72, "The vector graphics language provides:"),
+                    (80, "• a standard for typesetting mathematical figures, just as LaTeX is the de-facto"),
+                    (90, "standard for typesetting equations;"),
+                    (80, "• the ability to embed 3D graphics within HTML files;"),
+                    (80, "• a natural framework for technical drawing.")]:
+        c.setFont("Vera", 11)
+        c.drawString(x, y, text)
+        y -= 13
+    c.save()
+    texts, _ = _texts(tmp_path)
+    assert texts == ["The vector graphics language provides:",
+                     "• a standard for typesetting mathematical figures, just as LaTeX is the de-facto standard for "
+                     "typesetting equations;",
+                     "• the ability to embed 3D graphics within HTML files;",
+                     "• a natural framework for technical drawing."]
