@@ -84,6 +84,7 @@ class Line:
     font: str = ""          # the font most of its letters are set in, subset prefix removed
     math: bool = False      # most of its letters set in a math font (a formula, a figure's symbol)
     edge_mono: tuple[bool, bool] = (False, False)   # its first and its last word monospaced
+    marker_read: bool = False   # it opened with an unmapped glyph of a text font, read as a bullet
     # set by later passes: a furniture kind, or the outline level and rule of a heading
     furniture: str = ""
     level: int = 0
@@ -185,8 +186,16 @@ def joined(words: list[dict]) -> str:
     return text
 
 
+_GLYPH_CODE = re.compile(r"^\(cid:\d+\)$")
+
+
 def _line_of(words: list[dict]) -> Line:
     words = sorted(words, key=lambda w: w["x0"])
+    # an unmapped glyph of a text font opening a line of text: a list item's marker (dvips' Type 3 bullet)
+    marker = len(words) > 1 and bool(_GLYPH_CODE.match(words[0]["text"])) and "(cid:" not in words[1]["text"] \
+        and not is_math(words[0].get("fontname", ""))
+    if marker:
+        words[0] = {**words[0], "text": "•"}
     text = _SPACED_DOTS.sub(".", joined(words))
     sizes = [w["size"] for w in words]
     fonts = [w.get("fontname", "") for w in words]
@@ -201,7 +210,7 @@ def _line_of(words: list[dict]) -> Line:
     return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
                 len(text), mono, font=max(by_font, key=by_font.get), math=math,
-                edge_mono=(is_mono(fonts[0]), is_mono(fonts[-1])))
+                edge_mono=(is_mono(fonts[0]), is_mono(fonts[-1])), marker_read=marker)
 
 
 def group_lines(words: list[dict]) -> list[Line]:

@@ -85,3 +85,15 @@ def test_a_symbol_font_glyph_on_a_line_joins_that_line_whatever_its_declared_dep
     # a big operator of a math extension font does reach that deep: its box stays
     page = _Page([word("(cid:88)", "CMEX10", 99, 491.6, 10.5), word("x", "CMMI10", 112, 491.6, 2.7)])
     assert max(round(ln.bottom, 1) for ln in page_lines(page, lambda w: False)) == 502.1
+
+
+def test_an_unmapped_glyph_of_a_text_font_opening_a_line_is_a_list_bullet():
+    # gnuplot's manual (dvips): its bullets are a Type 3 font's glyph 136, with no Unicode mapping
+    page = _Page([_chars("(cid:136)", "unknown"), _chars("All", "CMR10", x0=90), _chars("evaluation", "CMR10", x0=110)])
+    (line,) = page_lines(page, lambda w: False)
+    assert line.text == "• All evaluation" and line.marker_read
+    # a math font's glyph (a big sum) and a run of glyph codes (a diagram's) stay as they are
+    for words in ([_chars("(cid:88)", "CMEX10"), _chars("p", "CMMI10", x0=90)],
+                  [_chars("(cid:5)", "XYATIP10"), _chars("(cid:5)", "XYATIP10", x0=90)]):
+        (line,) = page_lines(_Page(words), lambda w: False)
+        assert line.text.startswith("(cid:") and not line.marker_read
