@@ -119,10 +119,13 @@ _ALNUM = re.compile(r"[^\W_]")
 
 def _misread(printed: str, authored: str) -> bool:
     """Whether symbols the page prints between two letters are a misreading of the outline's: an
-    OT1 slot read as ASCII, or an underscore (LaTeX's \\_ draws a rule) read as a space or nothing."""
+    OT1 slot read as ASCII, an underscore (LaTeX's \\_ draws a rule) read as a space or nothing, or
+    a hyphen and a space where a wrapped title was broken."""
     marks = printed.replace(" ", "")
     if not marks:
         return bool(authored) and not authored.strip("_")
+    if marks == "-":        # a title hyphenated where it wrapped: "reintro- ducing", "stable- backports"
+        return authored in ("", "-")
     return set(marks) <= _MISREAD
 
 

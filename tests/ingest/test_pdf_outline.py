@@ -247,6 +247,10 @@ def test_a_heading_takes_the_outline_symbols_its_font_misread(tmp_path):
     ("3 Installation", "Chapter 3: Installation", "3 Installation"),
     ("1.2 INSTALLING", "1.2 Installing", "1.2 INSTALLING"),
     ("glpintopt", "glp_intopt", "glp_intopt"),               # a rule drawn with no space beside it
+    ("5.9 Removing and reintro- ducing packages", "Removing and reintroducing packages",
+     "5.9 Removing and reintroducing packages"),                # a wrapped title's break
+    ("5.15.5 Uploads to stable- backports", "Uploads to stable-backports", "5.15.5 Uploads to stable-backports"),
+    ("8.3 One- and two-sample tests", "One- and two-sample tests", "8.3 One- and two-sample tests"),
 ])
 def test_authored_spelling_changes_misread_symbols_only(printed, title, expected):
     from ham.ingest.pdf_outline import authored_spelling
