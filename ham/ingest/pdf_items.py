@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from ham.ingest.blocks import Block
-from ham.ingest.pdf_text import Line, opens_list_item
+from ham.ingest.pdf_text import Line, is_admonition_label, opens_list_item
 
 
 @dataclass
@@ -160,6 +160,15 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float)
     return not ln.mono and not last.mono and ln.x0 > last.x0 + 0.8 * em and last.x1 < right - 2 * em
 
 
+def labels(prev: Item, ln: Line, kind: str, frame: int) -> bool:
+    """``prev`` is an admonition's label on a line of its own ("Note", "See also") and ``ln`` the
+    note's text below it, at or right of the label and within two lines: doxygen sets the text on
+    the next line, further apart than a paragraph's lines, and each label was a leaf of its own."""
+    head = prev.lines[0]
+    return kind == prev.kind == "text" and prev.frame == frame and len(prev.lines) == 1 and \
+        is_admonition_label(head.text) and ln.x0 >= head.x0 - 1 and 0 <= ln.top - head.bottom <= 2 * ln.size
+
+
 def joins(prev: Item, ln: Line, kind: str, frame: int) -> bool:
     """The line continues the item before it: a frame's lines all join (a listing's lines are
     apart or of mixed sizes); elsewhere a line close below one of its size and kind (boxes may
@@ -175,8 +184,9 @@ def joins(prev: Item, ln: Line, kind: str, frame: int) -> bool:
 def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Item]:
     """A page's lines (furniture left out) grouped into text and heading items: lines close below
     each other join (``joins``); a definition's term opens its entry and its text beside it joins
-    it (``beside``), an entry outdented from a hanging indent opens the next one (``outdented``),
-    a paragraph opens where the page shows one (``new_paragraph``)."""
+    it (``beside``), an admonition's label takes the note's text below it (``labels``), an entry
+    outdented from a hanging indent opens the next one (``outdented``), a paragraph opens where the
+    page shows one (``new_paragraph``)."""
     lines = by_row(lines)
     right = max((ln.x1 for ln in lines if abs(ln.size - body) < 0.6), default=width)
     left = min((ln.x0 for ln in lines if abs(ln.size - body) < 0.6), default=0.0)
@@ -193,6 +203,8 @@ def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Ite
         if prev is not None and i and same_row(lines[i - 1], ln) and prev.lines[-1] is lines[i - 1] \
                 and prev.kind == kind and prev.frame == frame:
             pass        # a definition beside its term, a table row's next cell, a listing line's comment
+        elif prev is not None and labels(prev, ln, kind, frame):
+            pass        # a note's text below its label
         elif prev is None or term or first or outdented(prev, ln, right) or new_paragraph(prev, ln, pitch, left, right) or \
                 not joins(prev, ln, kind, frame):
             prev = None

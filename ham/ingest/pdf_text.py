@@ -70,6 +70,11 @@ ADMONITION_LABELS = {"note", "tip", "warning", "caution", "important", "attentio
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
 
+def is_admonition_label(text: str) -> bool:
+    """"Note", "See also:", "Warning!": an admonition's label (``ADMONITION_LABELS``)."""
+    return text.strip().rstrip(" :.!").lower() in ADMONITION_LABELS
+
+
 @dataclass
 class Line:
     text: str
@@ -329,7 +334,7 @@ def looks_like_heading(ln: Line, body: float, before: Line | None = None, after:
         return False
     if text[:1] in _BULLETS or "(cid:" in text:     # a list item; glyphs without text (a music font's)
         return False
-    if text.rstrip(" :.!").lower() in ADMONITION_LABELS and ln.size < body * HEADING_RATIO:
+    if is_admonition_label(text) and ln.size < body * HEADING_RATIO:
         return False        # set larger, it heads a section ("See Also" of an Erlang reference page)
     if len(text.split()) > 15 or text.endswith((",", ";")) or ln.chars <= 1:
         return False

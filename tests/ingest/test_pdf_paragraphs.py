@@ -115,3 +115,19 @@ def test_a_bulleted_line_opens_a_list_item(tmp_path):
                      "typesetting equations;",
                      "• the ability to embed 3D graphics within HTML files;",
                      "• a natural framework for technical drawing."]
+
+
+def test_an_admonition_label_on_its_own_line_takes_the_text_below_it(tmp_path):
+    # doxygen's LaTeX: the label, then its text indented on the next line, further apart than a
+    # paragraph's lines (9pt between their boxes at 9pt type)
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "note.pdf"))
+    for x, y, text in [(72, 700, "The tag sets the format of warning messages."), (96, 682, "See also"),
+                       (118, 664, "WARN_LINE_FORMAT"), (96, 643, "The default value is: $file:$line: $text.")]:
+        c.setFont("Helvetica", 9)
+        c.drawString(x, y, text)
+    c.save()
+    texts, _ = _texts(tmp_path)
+    assert texts == ["The tag sets the format of warning messages.", "See also WARN_LINE_FORMAT",
+                     "The default value is: $file:$line: $text."]
