@@ -14,6 +14,7 @@ Markdown) are resolved last, over the whole corpus (``ham.ingest.links``).
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from ham.document import Document
@@ -61,14 +62,37 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None,
     unique: dict[str, Document] = {}
     for doc in documents:
         if doc.id in unique:
-            report.add(root / doc.source, f"document id {doc.id!r} is already taken by "
-                       f"{unique[doc.id].source}; rename one of the two files", "document")
-            continue
+            # the same manual in two formats (bash.html and bash.pdf): the later one is read under its
+            # file name with the suffix, and the ingest report says so
+            taken, alt = doc.id, _with_suffix(doc.source)
+            if alt in unique:
+                report.add(root / doc.source, f"document id {doc.id!r} is already taken by "
+                           f"{unique[doc.id].source}, and {alt!r} too; rename the file", "document")
+                continue
+            _rename(doc, alt)
+            report.measure(root / doc.source, "document id taken by another file (read under its file name)", 1)
+            log.info("%s: document id %r is taken by %s; read as %r", doc.source, taken, unique[taken].source, alt)
         unique[doc.id] = doc
     report.documents = len(unique)
     docs = list(unique.values())
     resolve_refs(docs, report)   # links may cross documents and formats
     return docs, report
+
+
+def _with_suffix(source: str) -> str:
+    """A document id that keeps the file's suffix (``manuals/bash.pdf``): unique where stems collide."""
+    return re.sub(r"\s+", "_", source)
+
+
+def _rename(doc: Document, new_id: str) -> None:
+    """``doc`` and its nodes (ids ``{doc id}:{n}``, and the caption links between them) under ``new_id``."""
+    old = f"{doc.id}:"
+    for node in doc.root.walk():
+        if node.id.startswith(old):
+            node.id = f"{new_id}:{node.id[len(old):]}"
+        if node.caption_of and node.caption_of.startswith(old):
+            node.caption_of = f"{new_id}:{node.caption_of[len(old):]}"
+    doc.id = new_id
 
 
 _CONVERT = "convert it to PDF or DOCX, or parse it with Docling or MinerU and ingest their JSON"

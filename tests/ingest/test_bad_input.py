@@ -135,13 +135,27 @@ def test_corrupt_mineru_json(corpus):
     assert "paper/paper.md" not in docs  # claimed with its content list, not parsed twice
 
 
-def test_same_document_id_in_two_formats_is_reported_not_fatal(tmp_path):
+def test_the_same_document_in_two_formats_is_read_twice_under_distinct_ids(tmp_path):
+    # Debian's bash-doc ships bash.html beside bash.pdf: both are read, the later format under its
+    # file name; only when that is taken too is the document skipped, as a problem naming the file
     from ham.ingest import ingest_corpus
 
-    (tmp_path / "guide.md").write_text("# Guide\n\nMarkdown body.\n")
+    (tmp_path / "guide.md").write_text("# Guide\n\nMarkdown body.\n\n![A figure](fig.png)\n\nFigure 1: the figure.\n")
     (tmp_path / "guide.html").write_text("<html><body><h1>Guide</h1><p>HTML body.</p></body></html>")
     (tmp_path / "other.md").write_text("# Other\n\nStill indexed.\n")
     docs, report = ingest_corpus(tmp_path)
-    assert sorted(d.id for d in docs) == ["guide", "other"]
+    by_id = {d.id: d for d in docs}
+    assert sorted(by_id) == ["guide", "guide.md", "other"] and by_id["guide.md"].source == "guide.md"
+    nodes = [n for d in docs for n in d.root.walk()]
+    assert len({n.id for n in nodes}) == len(nodes)                  # node ids follow their document's
+    assert all(n.id.startswith("guide.md:") for n in by_id["guide.md"].root.walk())
+    captions = [n.caption_of for n in by_id["guide.md"].root.walk() if n.caption_of]
+    assert captions and all(c.startswith("guide.md:") for c in captions)     # the figure-caption link too
+    assert report.measures["guide.md"]["document id taken by another file (read under its file name)"] == 1
+    assert not report.problems or all("already taken" not in p.problem for p in report.problems)
+
+    (tmp_path / "guide.md.html").write_text("<html><body><h1>Guide too</h1><p>Body.</p></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert sorted(d.id for d in docs) == ["guide", "guide.md", "other"]
     problem = next(p for p in report.problems if "already taken" in p.problem)
-    assert problem.file in ("guide.md", "guide.html") and problem.skipped == "document"
+    assert problem.file == "guide.md" and problem.skipped == "document"
