@@ -194,6 +194,20 @@ def joined(words: list[dict]) -> str:
 _GLYPH_CODE = re.compile(r"^\(cid:\d+\)$")
 
 
+def _copyright(words: list[dict]) -> list[dict]:
+    """TeX's \\copyright: cmsy's large circle (code 13) with a "c" set inside it, "(cid:13) c" as
+    read, is "©"."""
+    out: list[dict] = []
+    for w in words:
+        prev = out[-1] if out else None
+        if prev is not None and prev["text"] == "(cid:13)" and w["text"] == "c" and \
+                re.match(r"^CMSY\d+$", base_font(prev.get("fontname", "")), re.I) and prev["x0"] <= w["x0"] <= prev["x1"]:
+            out[-1] = {**prev, "text": "©"}
+            continue
+        out.append(w)
+    return out
+
+
 def _line_of(words: list[dict]) -> Line:
     words = sorted(words, key=lambda w: w["x0"])
     # an unmapped glyph of a text font opening a line of text: a list item's marker (dvips' Type 3 bullet)
@@ -201,6 +215,7 @@ def _line_of(words: list[dict]) -> Line:
         and not is_math(words[0].get("fontname", ""))
     if marker:
         words[0] = {**words[0], "text": "•"}
+    words = _copyright(words)
     text = _SPACED_DOTS.sub(".", joined(words))
     sizes = [w["size"] for w in words]
     fonts = [w.get("fontname", "") for w in words]

@@ -97,3 +97,12 @@ def test_an_unmapped_glyph_of_a_text_font_opening_a_line_is_a_list_bullet():
                   [_chars("(cid:5)", "XYATIP10"), _chars("(cid:5)", "XYATIP10", x0=90)]):
         (line,) = page_lines(_Page(words), lambda w: False)
         assert line.text.startswith("(cid:") and not line.marker_read
+
+
+def test_tex_copyright_is_the_copyright_sign():
+    # \copyright: cmsy's large circle with a roman "c" set inside it
+    page = _Page([_chars("Copyright", "CMR10"), _chars("(cid:13)", "CMSY10", x0=130), _chars("c", "CMR10", x0=132),
+                  _chars("2022", "CMR10", x0=145)])
+    assert [ln.text for ln in page_lines(page, lambda w: False)] == ["Copyright © 2022"]
+    page = _Page([_chars("(cid:13)", "CMSY10", x0=130), _chars("c", "CMR10", x0=160)])     # not inside it
+    assert [ln.text for ln in page_lines(page, lambda w: False)] == ["(cid:13) c"]
