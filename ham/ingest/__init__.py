@@ -14,10 +14,10 @@ Markdown) are resolved last, over the whole corpus (``ham.ingest.links``).
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 
 from ham.document import Document
+from ham.ingest.builder import doc_id_for
 from ham.ingest import docling, docx, html, markdown, mineru, mmdocir, mramg, pdf, topograph, vidore
 from ham.ingest.links import resolve_refs
 from ham.ingest.report import IngestReport
@@ -64,7 +64,7 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None,
         if doc.id in unique:
             # the same manual in two formats (bash.html and bash.pdf): the later one is read under its
             # file name with the suffix, and the ingest report says so
-            taken, alt = doc.id, _with_suffix(doc.source)
+            taken, alt = doc.id, doc_id_for(doc.source, keep_suffix=True)
             if alt in unique:
                 report.add(root / doc.source, f"document id {doc.id!r} is already taken by "
                            f"{unique[doc.id].source}, and {alt!r} too; rename the file", "document")
@@ -77,11 +77,6 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None,
     docs = list(unique.values())
     resolve_refs(docs, report)   # links may cross documents and formats
     return docs, report
-
-
-def _with_suffix(source: str) -> str:
-    """A document id that keeps the file's suffix (``manuals/bash.pdf``): unique where stems collide."""
-    return re.sub(r"\s+", "_", source)
 
 
 def _rename(doc: Document, new_id: str) -> None:

@@ -258,8 +258,9 @@ def build_document(doc_id: str, title: str, source: str, fmt: str, blocks, repor
     return builder.finish()
 
 
-def doc_id_for(rel_source: str) -> str:
+def doc_id_for(rel_source: str, keep_suffix: bool = False) -> str:
     """A stable document id from a source path relative to the corpus root: the path without its
-    suffix, with whitespace replaced (``manuals/Car Loan.md`` -> ``manuals/Car_Loan``)."""
-    stem = rel_source.rsplit(".", 1)[0] if "." in rel_source.rsplit("/", 1)[-1] else rel_source
+    suffix (with it, ``keep_suffix``: where two formats of one document share a stem), with
+    whitespace replaced (``manuals/Car Loan.md`` -> ``manuals/Car_Loan``)."""
+    stem = rel_source.rsplit(".", 1)[0] if "." in rel_source.rsplit("/", 1)[-1] and not keep_suffix else rel_source
     return re.sub(r"\s+", "_", stem)

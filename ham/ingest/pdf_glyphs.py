@@ -50,6 +50,7 @@ _FAMILIES = ((re.compile(r"^(?:CM(?:R|BX|TI|SL|SS|CSC|B|DUNH|FIB|U|BXTI|BXSL|SSB
 # the OT1 text faces by their exact names (``_FAMILIES`` also reads Latin Modern's codes; its T1
 # faces hold the ASCII symbols)
 _OT1_FACE = re.compile(r"^CM(?:R|BX|TI|SL|SS|CSC|B|DUNH|FIB|U|BXTI|BXSL|SSBX|SSI|SSDC|SSQ|SSQI)\d+$", re.I)
+_CMSY_FACE = re.compile(r"^CMSY\d+$", re.I)
 
 
 def base_font(fontname: str) -> str:
@@ -76,7 +77,7 @@ def _ascii_misread(fontname: str) -> dict[str, str]:
     name = base_font(fontname)
     if _OT1_FACE.match(name):
         return OT1_ASCII
-    return _CMSY_ASCII if re.match(r"^CMSY\d+$", name, re.I) else {}
+    return _CMSY_ASCII if _CMSY_FACE.match(name) else {}
 
 
 def needs_decoding(text: str, fontname: str) -> bool:
@@ -99,6 +100,25 @@ def decoded(chars: list[dict]) -> str:
             text = _ascii_misread(ch.get("fontname", "")).get(text, text)
         out.append(text)
     return "".join(out)
+
+
+def is_glyph_code(text: str) -> bool:
+    """A word that is one glyph code pdfminer left unmapped, "(cid:136)"."""
+    return bool(_CID.fullmatch(text))
+
+
+def copyright_signs(words: list[dict]) -> list[dict]:
+    """Words of one line, left to right, with TeX's \\copyright read as "©": cmsy's large circle
+    (code 13) with a "c" set inside it, which reads "(cid:13)" and "c"."""
+    out: list[dict] = []
+    for w in words:
+        prev = out[-1] if out else None
+        if prev is not None and prev["text"] == "(cid:13)" and w["text"] == "c" and \
+                _CMSY_FACE.match(base_font(prev.get("fontname", ""))) and prev["x0"] <= w["x0"] <= prev["x1"]:
+            out[-1] = {**prev, "text": "©"}
+            continue
+        out.append(w)
+    return out
 
 
 def unmapped(text: str) -> int:

@@ -137,9 +137,9 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float)
     """``ln`` opens a paragraph of its own although it sits close below ``prev``'s last line, by
     what the page shows: a bullet opening it (a list item), more space above it than the page's line
     ``pitch`` (a paragraph skip smaller than a line, as texinfo sets it), or a first-line indent
-    after a line that ended short of the ``right`` edge. A display (a line indented from the ``left`` margin: code, or a short line
-    indented further than a first line)
-    stays with the sentence that introduces it ("... with the command" / "> source(...)"), and
+    after a line that ended short of the ``right`` edge. A display (a line indented from the
+    ``left`` margin: code, or a short line indented further than a first line) stays with the
+    sentence that introduces it ("... with the command" / "> source(...)"), and
     the line after it continues that paragraph unless it is indented as a new one's first line
     (less than the display; GLPK's "int out frq (default: 500)" sets its text at the term's indent)."""
     last = prev.lines[-1]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from ham.ingest.pdf_glyphs import OT1_ASCII
 from ham.ingest.pdf_text import Line
 from ham.text import normalise_ws
 
@@ -112,8 +113,8 @@ def _letters(text: str) -> str:
 
 
 # What a symbol of LaTeX's OT1 text fonts reads back as when the PDF maps it to the ASCII code of its
-# slot: en and em dash as "{" and "|", quotes as "\" and '"', ¡ ¿ as "<" ">"
-_MISREAD = frozenset('{|}\\"<>')
+# slot (``pdf_glyphs.OT1_ASCII``: dashes, quotes, ¡ ¿), and "}", its double acute accent
+_MISREAD = frozenset(OT1_ASCII) | {"}"}
 _ALNUM = re.compile(r"[^\W_]")
 
 

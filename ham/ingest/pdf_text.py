@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ham.ingest.levels import continues_decimal, numbering_of
-from ham.ingest.pdf_glyphs import base_font, decoded, needs_decoding
+from ham.ingest.pdf_glyphs import base_font, copyright_signs, decoded, is_glyph_code, needs_decoding
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
@@ -191,31 +191,14 @@ def joined(words: list[dict]) -> str:
     return text
 
 
-_GLYPH_CODE = re.compile(r"^\(cid:\d+\)$")
-
-
-def _copyright(words: list[dict]) -> list[dict]:
-    """TeX's \\copyright: cmsy's large circle (code 13) with a "c" set inside it, "(cid:13) c" as
-    read, is "©"."""
-    out: list[dict] = []
-    for w in words:
-        prev = out[-1] if out else None
-        if prev is not None and prev["text"] == "(cid:13)" and w["text"] == "c" and \
-                re.match(r"^CMSY\d+$", base_font(prev.get("fontname", "")), re.I) and prev["x0"] <= w["x0"] <= prev["x1"]:
-            out[-1] = {**prev, "text": "©"}
-            continue
-        out.append(w)
-    return out
-
-
 def _line_of(words: list[dict]) -> Line:
     words = sorted(words, key=lambda w: w["x0"])
     # an unmapped glyph of a text font opening a line of text: a list item's marker (dvips' Type 3 bullet)
-    marker = len(words) > 1 and bool(_GLYPH_CODE.match(words[0]["text"])) and "(cid:" not in words[1]["text"] \
+    marker = len(words) > 1 and is_glyph_code(words[0]["text"]) and "(cid:" not in words[1]["text"] \
         and not is_math(words[0].get("fontname", ""))
     if marker:
         words[0] = {**words[0], "text": "•"}
-    words = _copyright(words)
+    words = copyright_signs(words)
     text = _SPACED_DOTS.sub(".", joined(words))
     sizes = [w["size"] for w in words]
     fonts = [w.get("fontname", "") for w in words]
