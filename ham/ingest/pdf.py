@@ -235,14 +235,14 @@ class _Reader:
                 body_faces[base_font(font)] += n
         self.body_font = max(body_faces, key=body_faces.get, default="")
         pages, heights, tables, boxes, frames, figures = [], [], [], [], [], []
-        markers = 0
+        markers, icons = 0, Counter()
         bold = bold_fonts(pdf)
         for page in pdf.pages:
             found, boxed = self.tables(page)
 
             def in_table(w, found=found) -> bool:
                 return any(inside((t.x0, t.top, t.x1, t.bottom), w["x0"], w["top"], w["x1"], w["bottom"]) for t in found)
-            lines = page_lines(page, in_table, bold)
+            lines = page_lines(page, in_table, bold, icons)
             markers += sum(ln.marker_read for ln in lines)
             for ln in lines:
                 if framed(ln, boxed) >= 0:
@@ -259,6 +259,9 @@ class _Reader:
             boxes.append(pictures + [f.box for f in drawn])   # a logo drawn in vectors can run too
         if markers:
             self.report.measure(self.path, "unmapped glyphs opening a line (read as list bullets)", markers)
+        for what, n in icons.items():
+            if n:
+                self.report.measure(self.path, what, n)
         _, head_titles = mark_slots(pages, heights)
         logos = running_images(boxes, heights)
         root_title = bookmarks[0].title if bookmarks else ""

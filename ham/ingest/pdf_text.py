@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ham.ingest.levels import continues_decimal, numbering_of
 from ham.ingest.pdf_glyphs import base_font, copyright_signs, decoded, is_glyph_code, needs_decoding
+from ham.ingest.pdf_icons import is_icon, place_icons
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
@@ -299,10 +301,11 @@ def _text_box(word: dict, baseline: float) -> None:
         word["top"] = word["bottom"] - height
 
 
-def page_lines(page, inside_tables, bold: frozenset[str] = frozenset()) -> list[Line]:
+def page_lines(page, inside_tables, bold: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[Line]:
     """The lines of a pdfplumber page, words inside a found table left out (read with the table).
-    ``bold``: the PDF's bold fonts by descriptor (``bold_fonts``)."""
-    words = []
+    ``bold``: the PDF's bold fonts by descriptor (``bold_fonts``). Icon fonts' glyphs are no words
+    (``ham.ingest.pdf_icons``); ``tally`` counts what became of them."""
+    words, icons = [], []
     for w in page.extract_words(**WORD_SETTINGS, return_chars=True):
         chars = w.pop("chars")
         first = chars[0]
@@ -313,8 +316,14 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset()) -> list[
             w["baseline"] = first["matrix"][5]
             _text_box(w, float(page.height) - w["baseline"])
         if not inside_tables(w):
-            words.append(w)
-    return columns(group_lines(words), float(page.width))
+            (icons if is_icon(w) else words).append(w)
+    lines = group_lines(words)
+    if icons:
+        lines, labelled, dropped = place_icons(icons, lines, page.lines + page.rects)
+        if tally is not None:
+            tally["icon glyphs read as admonition labels"] += labelled
+            tally["icon glyphs left out (icon fonts)"] += dropped
+    return columns(lines, float(page.width))
 
 
 SET_OFF = 0.5      # of the body size: the space above and below a bold lower-case heading
