@@ -258,7 +258,7 @@ class _Reader:
             frames.append(boxed)
             boxes.append(pictures + [f.box for f in drawn])   # a logo drawn in vectors can run too
         if markers:
-            self.report.measure(self.path, "unmapped glyphs opening a line (read as list bullets)", markers)
+            self.report.measure(self.path, "unmapped or private-use glyphs opening a line (read as list bullets)", markers)
         for what, n in icons.items():
             if n:
                 self.report.measure(self.path, what, n)

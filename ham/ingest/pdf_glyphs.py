@@ -107,6 +107,12 @@ def is_glyph_code(text: str) -> bool:
     return bool(_CID.fullmatch(text))
 
 
+def is_private_use(text: str) -> bool:
+    """A word that is one character of Unicode's Private Use Area: a symbol font's glyph with no
+    standard meaning (Word maps Symbol's bullet to U+F0B7, OpenOffice OpenSymbol's to U+F0A7)."""
+    return len(text) == 1 and 0xE000 <= ord(text) <= 0xF8FF
+
+
 def copyright_signs(words: list[dict]) -> list[dict]:
     """Words of one line, left to right, with TeX's \\copyright read as "©": cmsy's large circle
     (code 13) with a "c" set inside it, which reads "(cid:13)" and "c"."""

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ham.ingest.levels import continues_decimal, numbering_of
-from ham.ingest.pdf_glyphs import base_font, copyright_signs, decoded, is_glyph_code, needs_decoding
+from ham.ingest.pdf_glyphs import (base_font, copyright_signs, decoded, is_glyph_code, is_private_use,
+                                   needs_decoding)
 from ham.ingest.pdf_icons import is_icon, place_icons
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
@@ -91,7 +92,7 @@ class Line:
     font: str = ""          # the font most of its letters are set in, subset prefix removed
     math: bool = False      # most of its letters set in a math font (a formula, a figure's symbol)
     edge_mono: tuple[bool, bool] = (False, False)   # its first and its last word monospaced
-    marker_read: bool = False   # it opened with an unmapped glyph of a text font, read as a bullet
+    marker_read: bool = False   # it opened with an unmapped or private-use glyph, read as a bullet
     # set by later passes: a furniture kind, or the outline level and rule of a heading
     furniture: str = ""
     level: int = 0
@@ -195,9 +196,11 @@ def joined(words: list[dict]) -> str:
 
 def _line_of(words: list[dict]) -> Line:
     words = sorted(words, key=lambda w: w["x0"])
-    # an unmapped glyph of a text font opening a line of text: a list item's marker (dvips' Type 3 bullet)
-    marker = len(words) > 1 and is_glyph_code(words[0]["text"]) and "(cid:" not in words[1]["text"] \
-        and not is_math(words[0].get("fontname", ""))
+    # an unmapped glyph of a text font opening a line of text: a list item's marker (dvips' Type 3 bullet);
+    # so is a private-use glyph of any font (Word's Symbol bullet U+F0B7, OpenOffice's OpenSymbol U+F0A7)
+    marker = len(words) > 1 and "(cid:" not in words[1]["text"] and (
+        (is_glyph_code(words[0]["text"]) and not is_math(words[0].get("fontname", "")))
+        or is_private_use(words[0]["text"]))
     if marker:
         words[0] = {**words[0], "text": "•"}
     words = copyright_signs(words)

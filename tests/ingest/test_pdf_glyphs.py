@@ -92,6 +92,11 @@ def test_an_unmapped_glyph_of_a_text_font_opening_a_line_is_a_list_bullet():
     page = _Page([_chars("(cid:136)", "unknown"), _chars("All", "CMR10", x0=90), _chars("evaluation", "CMR10", x0=110)])
     (line,) = page_lines(page, lambda w: False)
     assert line.text == "• All evaluation" and line.marker_read
+    # a private-use glyph of any font opening a line is one too: Word's Symbol bullet (U+F0B7, and
+    # Symbol is a math font), OpenOffice's OpenSymbol one (U+F0A7; coco-doc's manual: 43 of them)
+    for glyph, font in (("\uf0b7", "Symbol"), ("\uf0a7", "FAAAAA+OpenSymbol")):
+        (line,) = page_lines(_Page([_chars(glyph, font), _chars("Parser.cs", "Arial", x0=90)]), lambda w: False)
+        assert line.text == "• Parser.cs" and line.marker_read
     # a math font's glyph (a big sum) and a run of glyph codes (a diagram's) stay as they are
     for words in ([_chars("(cid:88)", "CMEX10"), _chars("p", "CMMI10", x0=90)],
                   [_chars("(cid:5)", "XYATIP10"), _chars("(cid:5)", "XYATIP10", x0=90)]):
