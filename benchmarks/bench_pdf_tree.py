@@ -46,13 +46,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BAND = 0.08
 _WORD = re.compile(r"\w+")
+# numbering: "1.2 ", "Chapter 3 ", and a dotted number glued to a capital ("2.3.2Tokens": OpenOffice's bookmarks)
 _NUMBERING = re.compile(r"^(?:(?:chapter|part|appendix|section)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?\s*"
-                        r"|(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S))", re.I)
+                        r"|(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S)"
+                        r"|\d+(?:\.\d+)*\.(?=(?-i:[A-Z]))|\d+(?:\.\d+)+(?=(?-i:[A-Z])))", re.I)
 
 
 def key(text: str) -> str:
-    text = " ".join(text.split()).lower()
-    return re.sub(r"[\W_]+", "", _NUMBERING.sub("", text, count=1))
+    text = _NUMBERING.sub("", " ".join(text.split()), count=1).lower()
+    return re.sub(r"[\W_]+", "", text)
 
 
 def gold_outline(path: Path) -> tuple[list[dict], str, int, str]:

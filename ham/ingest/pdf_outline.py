@@ -97,14 +97,16 @@ def read_outline(path: Path) -> tuple[list[Bookmark], str]:
     return out, ""
 
 
+# a dotted number glued to a capital is numbering too: OpenOffice writes the outline's titles
+# without the tab between them ("2.3.2Tokens", "1.Overview")
 _NUMBERING = re.compile(r"^(?:(?:chapter|part|appendix|section|lesson)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?\s*"
-                        r"|(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S))", re.I)
+                        r"|(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+|[ivxlc]+|[a-z])(?:\.|\))?\s+(?=\S)"
+                        r"|\d+(?:\.\d+)*\.(?=(?-i:[A-Z]))|\d+(?:\.\d+)+(?=(?-i:[A-Z])))", re.I)
 
 
 def title_key(text: str) -> str:
     """A heading or bookmark title for matching: no numbering, case, punctuation or spaces."""
-    text = normalise_ws(text)
-    text = _NUMBERING.sub("", text, count=1)
+    text = normalise_ws(_NUMBERING.sub("", " ".join(text.split()), count=1))   # before case goes: "2.3.2Tokens"
     return re.sub(r"[\W_]+", "", text)
 
 

@@ -256,3 +256,17 @@ def test_authored_spelling_changes_misread_symbols_only(printed, title, expected
     from ham.ingest.pdf_outline import authored_spelling
 
     assert authored_spelling(printed, title) == expected
+
+
+@pytest.mark.parametrize("bookmark, printed, same", [
+    ("2.3.2Tokens", "2.3.2 Tokens", True),          # OpenOffice's bookmarks glue the number to the title
+    ("1.Overview", "1. Overview", True),
+    ("2.4.5LL(1) Conflicts", "2.4.5 LL(1) Conflicts", True),
+    ("Appendix A: Specifications", "A Specifications", True),
+    ("3D Graphics", "Graphics", False),             # no dot: a name, not numbering
+    ("Version 2.0Beta", "Beta", False),             # numbering opens a title only
+])
+def test_a_bookmark_matches_its_heading_with_its_numbering_set_aside(bookmark, printed, same):
+    from ham.ingest.pdf_outline import title_key
+
+    assert (title_key(bookmark) == title_key(printed)) is same
