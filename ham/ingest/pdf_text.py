@@ -330,6 +330,16 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset(), tally: C
 
 
 SET_OFF = 0.5      # of the body size: the space above and below a bold lower-case heading
+RUN_ON_WORDS = 8   # a bold line this long whose sentence runs on to the next line is a paragraph's
+
+
+def _runs_on(text: str, following: str) -> bool:
+    """Whether a long line's sentence goes on in the line following it: not ended here, and the next
+    line opens in lower case, is long itself or ends the sentence (a wrapped title does neither)."""
+    if text.endswith((".", ":", "!", "?")):
+        return False
+    return (next((c for c in following if c.isalnum()), "").islower() or len(following.split()) >= RUN_ON_WORDS
+            or following.endswith("."))
 
 
 def looks_like_heading(ln: Line, body: float, before: Line | None = None, after: Line | None = None) -> bool:
@@ -337,7 +347,9 @@ def looks_like_heading(ln: Line, body: float, before: Line | None = None, after:
     list item, an admonition's label ("Note", "Warning"), unmapped glyphs, monospaced text, a math
     font's line (a figure's large "θ") or a line ending a clause. A bold body-size line opening in lower case ("nbconvert") must be set off by
     space from the lines ``before`` and ``after`` it (None: the page's edge): set solid, it is a
-    listing's keywords ("begin", "end if") or a table's column head ("classic")."""
+    listing's keywords ("begin", "end if") or a table's column head ("classic"). Nor is a long bold
+    body-size line whose sentence runs on, set solid and in lower case, to the bold line ``after``
+    it: a bold paragraph ("We recommend that all packagers ... read this" / "manual carefully.")."""
     text = ln.text.strip()
     if not re.search(r"[^\W\d_]", text) or ln.mono or ln.math or FIGURE_CAPTION.match(text) \
             or TABLE_CAPTION.match(text):
@@ -354,7 +366,10 @@ def looks_like_heading(ln: Line, body: float, before: Line | None = None, after:
         return True
     if not ln.bold or ln.size < body - 0.2:
         return False
+    space = SET_OFF * body
+    if after is not None and after.bold and abs(after.size - ln.size) < 0.2 and after.top - ln.bottom < space \
+            and len(text.split()) >= RUN_ON_WORDS and _runs_on(text, after.text.strip()):
+        return False        # a bold paragraph's first line: its sentence runs on, set solid, to the next
     if not next((c for c in text if c.isalnum()), "").islower():
         return True
-    space = SET_OFF * body
     return (before is None or ln.top - before.bottom >= space) and (after is None or after.top - ln.bottom >= space)

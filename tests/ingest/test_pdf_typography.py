@@ -98,3 +98,18 @@ def test_lettered_chapters_nest_by_their_parts_like_decimal_numbers():
     assert _levels(heads) == [1, 1, 1, 2, 3, 3, 1, 2, 3, 4, 2]
     # nested below another numbering, letters still count their parts: IEEE "I." then "A."
     assert _levels([("I. Method", 12), ("A. Data", 11), ("B. Model", 11), ("II. Results", 12)]) == [1, 2, 2, 1]
+
+
+def test_a_bold_paragraphs_first_line_is_no_heading_where_a_wrapped_title_is():
+    from ham.ingest.pdf_text import Line, looks_like_heading
+
+    def bold(text, top):
+        return Line(text, 12.0, True, 56.8, 540.0, top, top + 12.0, len(text))
+    # the Gutenprint manual (LibreOffice): a bold paragraph at the body size, set solid
+    first = bold("We recommend that all packagers of Gutenprint, such as Linux distribution vendors, read this", 486.8)
+    for after in ("manual carefully. There are important notes throughout.", "Gutenprint release."):
+        assert not looks_like_heading(first, 12.0, after=bold(after, 500.1))
+    # a title that wraps is a heading still, and so is the first line set off by space
+    title = bold("Changes to the Foomatic Interface and the Ghostscript Driver of", 486.8)
+    assert looks_like_heading(title, 12.0, after=bold("Gutenprint 5.2", 500.1))
+    assert looks_like_heading(first, 12.0, after=bold("manual carefully.", 512.0))
