@@ -52,13 +52,14 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("chapter", re.compile(r"^(?:Chapter|CHAPTER|Chap\.)\s+(?P<n>\d+|[IVXLC]+)\b")),
     ("appendix", re.compile(r"^(?:Appendix|APPENDIX|Annex|ANNEX)\s+(?P<n>[A-Z]|\d+)\b")),
     ("decimal", re.compile(r"^(?:(?:Section|SECTION|§)\s*)?(?P<n>\d{1,3}(?:\.\d{1,3})*)(?:\.(?!\d)|\))?(?=\s|$|[\u3000-\u9fff])")),
+    ("decimal", re.compile(r"^(?:Section|SECTION)\s+(?P<n>\d{1,3}(?:\.\d{1,3})*):(?=\s|$)")),   # "Section 3: Title"
     ("alpha", re.compile(r"^(?P<n>[A-Z](?:\.\d{1,3})*)(?:\.(?!\d)|\))?\s+\S")),
     ("paren-num", re.compile(r"^\(\s*(?P<n>\d{1,2})\s*\)\s*\S")),
     ("paren-alpha", re.compile(r"^\(?(?P<n>[a-z])\)\s+\S")),
 ]
 # a chapter opener's label, a line or heading of its own above the title: "CHAPTER", "Chapter 3",
 # "Part II", "Appendix A" (the PDF reader and the parser-output pass both join it to the title)
-CHAPTER_LABEL = re.compile(r"^(?:chapter|part|appendix|lesson|unit)(?:\s+(?:\d{1,3}|[ivxlcdm]{1,7}|[a-z]))?\.?$", re.I)
+CHAPTER_LABEL = re.compile(r"^(?:chapter|part|appendix|lesson|unit|section)(?:\s+(?:\d{1,3}|[ivxlcdm]{1,7}|[a-z]))?\.?$", re.I)
 _STEP = re.compile(r"^\s*(?:Step|STEP|步骤|第\s*\d+\s*步)\s*(\d+)?")
 _STEP_TITLE = re.compile(r"^\s*(?:Step|STEP)\s+\d+\b|^\s*步骤\s*\d+|^\s*第\s*[\d一二三四五六七八九十]+\s*步")
 

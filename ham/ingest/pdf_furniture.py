@@ -154,7 +154,11 @@ def is_toc_page(lines: list[Line]) -> bool:
 
 
 def opener_label(line: Line, body: float) -> bool:
-    """A chapter opener's label: "CHAPTER", "ONE", "Chapter 3", "Part II", or a big numeral."""
+    """A chapter opener's label: "CHAPTER", "ONE", "Chapter 3", "Part II", "Section 3:" (Word's
+    manuals), or a big numeral; set like the body (a sentence's last line, "... see" / "Section
+    10."), it is text."""
+    if line.size < body + 0.5 and not line.bold:
+        return False
     text = normalise_ws(line.text).strip(" .:")
     if CHAPTER_LABEL.match(text) or text in _NUMBER_WORDS:
         return True

@@ -8,6 +8,8 @@ def test_numbering_depth():
     assert numbering_depth("4.7. Change the Mode") == 2
     assert numbering_depth("4.7.1 Details") == 3
     assert numbering_depth("Chapter 5. Checkbook") == 1
+    assert numbering_depth("Section 3: Deftemplate Construct") == 1     # CLIPS's Word manuals
+    assert numbering_depth("3: foo") is None
     assert numbering_depth("Introduction") is None
 
 

@@ -113,3 +113,18 @@ def test_a_bold_paragraphs_first_line_is_no_heading_where_a_wrapped_title_is():
     title = bold("Changes to the Foomatic Interface and the Ghostscript Driver of", 486.8)
     assert looks_like_heading(title, 12.0, after=bold("Gutenprint 5.2", 500.1))
     assert looks_like_heading(first, 12.0, after=bold("manual carefully.", 512.0))
+
+
+def test_a_section_label_above_its_title_opens_a_chapter_but_not_as_body_text():
+    from ham.ingest.pdf_furniture import opener_label, opener_title
+    from ham.ingest.pdf_text import Line
+
+    def line(text, size, bold=False):
+        return Line(text, size, bold, 72.0, 300.0, 100.0, 100.0 + size, len(text))
+    # CLIPS's reference manual (Word): "Section 3:" at 18pt above the chapter's 24pt title
+    label = line("Section 3:", 18.0)
+    assert opener_label(label, 12.0)
+    assert opener_title([label], line("Deftemplate Construct", 24.0)) == "Section 3: Deftemplate Construct"
+    # a sentence's last line in the body is text, never a label (it was joined to the heading below)
+    assert not opener_label(line("Section 10.", 12.0), 12.0)
+    assert opener_label(line("CHAPTER", 12.0, bold=True), 12.0)
