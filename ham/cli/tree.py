@@ -2,7 +2,8 @@
 tree(s) ingest builds for PATH: for a folder, every document under it; for a file, the documents
 that file belongs to (its own document, or the multi-page manual one of whose pages it is). The
 corpus root is the folder (or the file's folder; ``--root`` widens it, e.g. so images in a sibling
-folder are inside it). ``--why`` adds, to each heading, the rule that set its level (numbering,
+folder are inside it); a PDF or DOCX file is read alone, without the other files of its folder
+(unless ``--root`` is given). ``--why`` adds, to each heading, the rule that set its level (numbering,
 font size, section vocabulary, source level; "outline" for a PDF bookmark) and to each leaf its
 page. ``--ignore-outline`` builds PDF trees from typography alone, as for a PDF without bookmarks. ``--reconstruct OUT``
 writes each recovered tree as Markdown (``OUT`` a ``.md`` file for one document, else a folder):
@@ -17,6 +18,8 @@ import sys
 from pathlib import Path
 
 from ham.document import Document, render_tree
+
+SINGLE_FILE = (".pdf", ".docx")   # formats whose file is a whole document
 
 
 def belongs_to(doc: Document, rel: str) -> bool:
@@ -59,8 +62,12 @@ def tree_main(argv: list[str] | None = None, prog: str = "ham-tree") -> int:
         print(f"{prog}: {path} does not exist", file=sys.stderr)
         return 1
     root = args.root or (path if path.is_dir() else path.parent)
+    # a PDF or DOCX is a document on its own: its folder's other files (a downloads folder) are not
+    # read; an HTML page or a parser's JSON belongs to the documents of its folder
+    alone = path.is_file() and path.suffix.lower() in SINGLE_FILE and args.root is None
     docs, report = ingest_corpus(root, [args.format] if args.format else None,
-                                 pdf_outline=not getattr(args, "ignore_outline", False))
+                                 pdf_outline=not getattr(args, "ignore_outline", False),
+                                 only=path if alone else None)
     if path.is_file():
         try:
             rel = path.resolve().relative_to(root.resolve()).as_posix()

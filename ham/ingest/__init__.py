@@ -35,14 +35,16 @@ def corpus_files(root: Path) -> list[Path]:
 
 
 def ingest_corpus(root: str | Path, formats: list[str] | None = None,
-                  pdf_outline: bool = True) -> tuple[list[Document], IngestReport]:
+                  pdf_outline: bool = True, only: Path | None = None) -> tuple[list[Document], IngestReport]:
     """``pdf_outline=False``: PDFs' outlines are ignored, headings come from typography alone (the
-    path for PDFs without one; ``ham-tree --ignore-outline`` and benchmarks/bench_pdf_tree.py)."""
+    path for PDFs without one; ``ham-tree --ignore-outline`` and benchmarks/bench_pdf_tree.py).
+    ``only``: read that one file of the corpus (a PDF or DOCX, a document on its own), not its
+    neighbours."""
     root = Path(root)
     report = IngestReport(root=root)
     if not root.is_dir():
         raise FileNotFoundError(f"corpus root {root} does not exist or is not a folder")
-    remaining = corpus_files(root)
+    remaining = corpus_files(root) if only is None else [Path(only)]
     documents: list[Document] = []
     for name in formats or list(FORMATS):
         module = FORMATS[name]

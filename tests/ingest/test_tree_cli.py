@@ -88,3 +88,17 @@ def test_reconstruct_flat_markdown_recovers_nesting_from_numbering(tmp_path):
     assert recon_main([str(tmp_path / "flat.md"), str(out)]) == 0
     text = (out / "flat.md").read_text()
     assert "## 1 Setup" in text and "### 1.1 Cables" in text and "## 2 Use" in text
+
+
+def test_a_pdf_is_read_alone_not_with_the_other_files_of_its_folder(tmp_path, capsys):
+    from tests.ingest.test_pdf_columns import two_columns_pdf
+
+    two_columns_pdf(tmp_path / "notes.pdf")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\ngarbage")   # a neighbour
+    assert tree_main([str(tmp_path / "notes.pdf")]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("Pump Notes Spanning The Page Width Of The Sheet  [pdf: notes.pdf]")
+    assert "ingest: 1 documents" in err and "broken.pdf" not in err
+    # with --root the folder is the corpus, and its other files are read (and reported) too
+    assert tree_main([str(tmp_path / "notes.pdf"), "--root", str(tmp_path)]) == 0
+    assert "broken.pdf" in capsys.readouterr().err
