@@ -50,7 +50,7 @@ from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.levels import numbering_of
 from ham.ingest.pdf_figures import Figure, page_figures
-from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
+from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_hyphens import join_lines, vocabulary
@@ -82,10 +82,12 @@ class _Reader:
         self.vocab: Counter = Counter()     # the document's words, to rejoin words hyphenated at a line break
         self.rejoined = 0
 
-    def tables(self, page) -> tuple[list[Item], list[tuple]]:
+    def tables(self, page) -> tuple[list[Item], list[tuple], list[tuple]]:
         """The page's ruled tables, and its frames: ruled boxes of one column (a code listing, a
-        "Note:" box), whose words stay text lines, kept together as one text block."""
-        tables, frames = [], []
+        "Note:" box), whose words stay text lines, kept together as one text block. A table of one
+        or two rows wholly in the header or footer band is no table: its words are lines, which the
+        running heads and feet take, and never headings (its box is returned third)."""
+        tables, frames, banded = [], [], []
         try:
             found = page.find_tables()
         except pdf_errors():   # pdfplumber's table finder on odd pages: the page's text still counts
@@ -96,12 +98,15 @@ class _Reader:
                 frames.append(t.bbox)
                 self.report.measure(self.path, "ruled boxes of one column read as text", 1)
                 continue
+            if len(raw) <= 2 and in_band(t.bbox[1], t.bbox[3], float(page.height)):
+                banded.append(t.bbox)   # a running head or foot drawn as a table (rst2pdf's): lines
+                continue
             rows = [[" ".join((c or "").split()) for c in row] for row in raw]
             text = "\n".join(" | ".join(r) for r in rows if any(r))
             if text:
                 x0, top, x1, bottom = t.bbox
                 tables.append(Item("table", top, bottom, x0, x1, text=text))     # rendered once kept
-        return tables, frames
+        return tables, frames, banded
 
     def mark_headings(self, lines: list[Line], body: float, deeper: int | None, toc: bool) -> None:
         """Typographic headings and chapter openers on one page's lines (module docstring).
@@ -238,15 +243,15 @@ class _Reader:
         markers, icons = 0, Counter()
         bold = bold_fonts(pdf)
         for page in pdf.pages:
-            found, boxed = self.tables(page)
+            found, boxed, banded = self.tables(page)
 
             def in_table(w, found=found) -> bool:
                 return any(inside((t.x0, t.top, t.x1, t.bottom), w["x0"], w["top"], w["x1"], w["bottom"]) for t in found)
             lines = page_lines(page, in_table, bold, icons)
             markers += sum(ln.marker_read for ln in lines)
             for ln in lines:
-                if framed(ln, boxed) >= 0:
-                    ln.role = "text"        # a listing's or a note box's line is no section heading
+                if framed(ln, boxed) >= 0 or framed(ln, banded) >= 0:
+                    ln.role = "text"        # a listing's, a note box's or a band table's line is no section heading
             pictures = [(im["x0"], im["top"], im["x1"], im["bottom"]) for im in page.images]
             drawn, lines, found = page_figures(page, found, boxed, pictures, lines, self.report, self.path)
             for t in found:
@@ -279,9 +284,11 @@ class _Reader:
         mark_title_heads(pages, heights, head_titles | {heading_key(bm.title) for bm in bookmarks}, body)
         first = next(((bm.page, bm.line.top) for bm in bookmarks if bm.line is not None), None)
         deeper = max((bm.level for bm in bookmarks), default=0) + 1 if bookmarks else None
+        toc = False
         for n, lines in enumerate(pages):
             before_first = first is not None and (n < first[0])
-            self.mark_headings(lines, body, None if before_first else deeper, is_toc_page(lines))
+            toc = is_toc_page(lines, continues=toc)
+            self.mark_headings(lines, body, None if before_first else deeper, toc)
             if before_first:
                 for ln in lines:
                     if ln.role == "heading" and not ln.level:

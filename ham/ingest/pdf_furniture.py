@@ -12,9 +12,10 @@ furniture too. Kinds, counted in the ingest report: "page number", "running head
 An image wholly inside a band at the same place and size on as many pages (a logo, a "PDF by
 dblatex" badge) is furniture too: "running image (header/footer logo)", never an image unit.
 
-A table-of-contents page is a page most of whose lines are entries ending in a page number, with
-a "Contents" line or at least ``TOC_MIN_LEADERS`` dot leaders (a page of numeric tables or of
-footnote-marked lists is not one): its lines are never headings.
+A table-of-contents page is a page most of whose lines are entries ending in a page number (or
+with the page number set apart on the same row: a contents table, rst2pdf's), with a "Contents"
+line, at least ``TOC_MIN_LEADERS`` dot leaders, or right after a contents page (a page of numeric
+tables or of footnote-marked lists is not one): its lines are never headings.
 
 A chapter opener's label ("CHAPTER" / "ONE", "Chapter 3", a big numeral) on the lines just above
 a chapter title belongs to that title (``opener_label``; ``opener_title`` joins them when
@@ -60,7 +61,7 @@ def heading_key(text: str) -> str:
     return re.sub(r"[^\w]+", " ", text).strip()
 
 
-def _in_band(top: float, bottom: float, height: float) -> str:
+def in_band(top: float, bottom: float, height: float) -> str:
     """"top" or "bottom" when the extent lies wholly in that band of the page, else ""."""
     if bottom <= height * BAND:
         return "top"
@@ -76,7 +77,7 @@ def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, 
     slots: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
     for p, (lines, height) in enumerate(zip(pages, heights)):
         for ln in lines:
-            band = _in_band(ln.top, ln.bottom, height)
+            band = in_band(ln.top, ln.bottom, height)
             if band and ln.text.strip():
                 slots[band, int(round(ln.top / SLOT_PT))].append((p, ln))
     merged: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
@@ -113,7 +114,7 @@ def running_images(boxes: list[list[tuple[float, float, float, float]]],
     slots: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
     for p, (page, height) in enumerate(zip(boxes, heights)):
         for i, (x0, top, x1, bottom) in enumerate(page):
-            band = _in_band(top, bottom, height)
+            band = in_band(top, bottom, height)
             if band:
                 slots[(band, *(round(v / SLOT_PT) for v in (x0, top, x1 - x0, bottom - top)))].append((p, i))
     need = max(MIN_PAGES, MIN_SHARE * len(boxes))
@@ -133,7 +134,7 @@ def mark_title_heads(pages: list[list[Line]], heights: list[float], titles: set[
     n = 0
     for lines, height in zip(pages, heights):
         for ln in lines:
-            if ln.furniture or ln.role == "heading" or not _in_band(ln.top, ln.bottom, height) \
+            if ln.furniture or ln.role == "heading" or not in_band(ln.top, ln.bottom, height) \
                     or len(ln.text.split()) > 15 or ln.size > body * 1.1:
                 continue
             if heading_key(ln.text) in titles:
@@ -142,15 +143,26 @@ def mark_title_heads(pages: list[list[Line]], heights: list[float], titles: set[
     return n
 
 
-def is_toc_page(lines: list[Line]) -> bool:
-    texts = [normalise_ws(ln.text) for ln in lines if ln.text.strip() and not ln.furniture]
-    if not texts:
+def is_toc_page(lines: list[Line], continues: bool = False) -> bool:
+    """A table of contents page: most lines are entries ending in a page number, or titles whose
+    page number is set apart on the same row (a contents table of two columns: rst2pdf's,
+    ReportLab's), or those page numbers; titled "Contents", with dot leaders, or (``continues``)
+    right after a contents page."""
+    kept = [ln for ln in lines if ln.text.strip() and not ln.furniture]
+    if not kept:
         return False
-    entries = sum(1 for t in texts if _TOC_ENTRY.match(t) and not _PAGE_ONLY.match(t) and re.search(r"[^\W\d_]{2}", t))
+    texts = [normalise_ws(ln.text) for ln in kept]
+    numbered = [ln for ln, t in zip(kept, texts) if _PAGE_ONLY.match(t)]
+
+    def entry(ln: Line, t: str) -> bool:
+        if _PAGE_ONLY.match(t) or not re.search(r"[^\W\d_]{2}", t):
+            return False
+        return bool(_TOC_ENTRY.match(t)) or any(abs(n.top - ln.top) <= 2 and n.x0 > ln.x1 for n in numbered)
+    entries = sum(1 for ln, t in zip(kept, texts) if entry(ln, t))
     leaders = sum(1 for t in texts if _LEADER.search(t))
-    numbers = sum(1 for t in texts if _PAGE_ONLY.match(t))     # page numbers cut off as lines of their own
     titled = any(t.strip(" :") in ("contents", "table of contents") for t in texts)
-    return (entries + numbers) >= 0.5 * len(texts) and entries >= 2 and (titled or leaders >= TOC_MIN_LEADERS)
+    return (entries + len(numbered)) >= 0.5 * len(texts) and entries >= 2 \
+        and (titled or leaders >= TOC_MIN_LEADERS or continues)
 
 
 def opener_label(line: Line, body: float) -> bool:

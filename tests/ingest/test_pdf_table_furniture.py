@@ -1,0 +1,67 @@
+"""Running heads and contents pages drawn as tables (rst2pdf, ReportLab's platypus): a ruled header
+table of one row on every page is furniture, not a table leaf on each page; a contents table whose
+page numbers sit in a column of their own, with no dot leaders, is a contents page, and so is the
+page that continues it."""
+from ham.ingest import ingest_corpus
+from ham.ingest.pdf_furniture import is_toc_page
+from ham.ingest.pdf_text import Line
+
+W, H = 595.0, 842.0
+BODY = "Set the stylesheet with the -s option; several can be given, separated by commas."
+
+
+def _header_table(c, left: str, right: str) -> None:
+    top, bottom = H - 57, H - 75              # pdfplumber's top 57 to 75: rst2pdf's header
+    c.rect(51, bottom, 493, 18)
+    c.line(297, bottom, 297, top)
+    c.setFont("Helvetica", 9)
+    c.drawString(56, bottom + 5, left)
+    c.drawString(302, bottom + 5, right)
+
+
+def headed_pdf(path) -> None:
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=(W, H))
+    for n, title in enumerate(["Introduction", "Command line options", "Styling", "Stylesheets"], start=1):
+        _header_table(c, f"Page {n}", f"{n} {title}")
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(72, H - 140, f"{n} {title}")
+        c.setFont("Helvetica", 10)
+        for i in range(3):
+            c.drawString(72, H - 170 - 14 * i, BODY)
+        c.showPage()
+    c.save()
+
+
+def test_a_header_drawn_as_a_table_is_furniture_not_a_table(tmp_path):
+    headed_pdf(tmp_path / "manual.pdf")
+    (doc,), report = ingest_corpus(tmp_path)
+    leaves = doc.leaves()
+    assert not [n for n in leaves if n.kind == "table"]
+    assert not [n for n in leaves if "Page" in n.text]
+    assert [c.title for c in doc.root.children] == ["1 Introduction", "2 Command line options", "3 Styling",
+                                                    "4 Stylesheets"]
+    assert report.excluded["manual.pdf"]["page number"] == 4
+
+
+def _row(text: str, number: str, top: float) -> list[Line]:
+    return [Line(text, 10.0, False, 72.0, 72.0 + 5 * len(text), top, top + 10, len(text)),
+            Line(number, 10.0, False, 520.0, 530.0, top, top + 10, len(number))]
+
+
+def test_a_contents_table_without_leaders_is_a_contents_page_and_so_is_its_next_page():
+    first = [Line("Contents", 16.0, True, 72, 160, 60, 76, 8)]
+    for i, (text, page) in enumerate([("1 Introduction", "4"), ("1.1 Related Reading", "4"),
+                                      ("2 Command line options", "4"), ("2.1 General Options", "5")]):
+        first += _row(text, page, 100 + 16 * i)
+    assert is_toc_page(first)
+    second = []
+    for i, (text, page) in enumerate([("7 Customizing PDF Output", "11"), ("7.1 Using Stylesheets", "11"),
+                                      ("8 Creating Stylesheets", "14")]):
+        second += _row(text, page, 60 + 16 * i)
+    assert is_toc_page(second, continues=True)
+    assert not is_toc_page(second)           # alone, untitled and without leaders: a table of numbers
+    # a page of running text after the contents is none, continued or not
+    prose = [Line(BODY, 10.0, False, 72, 520, 60 + 14 * i, 70 + 14 * i, len(BODY)) for i in range(8)]
+    assert not is_toc_page(prose, continues=True)
