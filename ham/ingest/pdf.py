@@ -53,7 +53,7 @@ from ham.ingest.pdf_figures import Figure, page_figures
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
-from ham.ingest.pdf_hyphens import join_lines, vocabulary
+from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
 from ham.ingest.pdf_items import Item, footnote, framed, inside, paragraphs, runs_on
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
@@ -155,7 +155,7 @@ class _Reader:
         for item in items:
             # a frame's lines are a listing's lines: they keep their breaks
             if item.frame >= 0:
-                item.text = "\n".join(ln.text for ln in item.lines)
+                item.text = "\n".join(unwrap([ln.text for ln in item.lines]))
             else:
                 item.text, n = join_lines([ln.text for ln in item.lines], self.vocab, [ln.edge_mono for ln in item.lines])
                 self.rejoined += n

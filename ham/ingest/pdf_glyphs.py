@@ -26,7 +26,9 @@ _SUBSET = re.compile(r"^[A-Z]{6}\+")     # "DAAAAA+Arial-BoldMT": a subset's tag
 
 _GREEK_UPPER = dict(enumerate("ΓΔΘΛΞΠΣΥΦΨΩ"))
 OT1_TEXT = {**_GREEK_UPPER, 11: "ff", 12: "fi", 13: "fl", 14: "ffi", 15: "ffl", 16: "ı", 17: "ȷ", 123: "–", 124: "—"}
-OML_MATH = {**_GREEK_UPPER, **dict(enumerate("αβγδϵζηθικλμνξπρστυϕχψωεϑϖϱςφ", start=11))}
+# cmmi's hooks (44, 45) are read as the arrows LaTeX builds with them ("←" + right hook is ↩): the
+# marks doxygen, dblatex and Sphinx set where they broke a long line (``pdf_hyphens.unwrap``)
+OML_MATH = {**_GREEK_UPPER, **dict(enumerate("αβγδϵζηθικλμνξπρστυϕχψωεϑϖϱςφ", start=11)), 44: "↪", 45: "↩"}
 T1_TEXT = {21: "–", 22: "—", 27: "ff", 28: "fi", 29: "fl", 30: "ffi", 31: "ffl"}
 OT1_ASCII = {'"': "”", "\\": "“", "{": "–", "|": "—", "<": "¡", ">": "¿"}
 CMSY = {0: "−", 1: "·", 2: "×", 3: "∗", 4: "÷", 5: "⋄", 6: "±", 7: "∓", 8: "⊕", 9: "⊖", 10: "⊗", 11: "⊘",

@@ -15,6 +15,10 @@ two pieces ``a-`` and ``b`` are rejoined by what the document itself and an Engl
 A break where the word before or after it is set in a monospaced font is never touched
 (``--with-`` options and code keep their hyphens), nor are a listing's lines (joined with their
 line breaks). The document's vocabulary is counted from all its lines before any is joined.
+
+A line LaTeX broke because it did not fit, with a mark at the break (doxygen's and dblatex's ↩,
+Sphinx's ␣ and ↪), is joined to its continuation without the marks, in running text and listings
+alike (``continued``).
 """
 from __future__ import annotations
 
@@ -61,6 +65,37 @@ def rejoin(a: str, b: str, vocab: Counter) -> str:
     return a + b
 
 
+# where LaTeX broke a line too long for the page it sets a mark: doxygen and dblatex's listings end
+# the line with ↩ (\hookleftarrow: cmsy's "←" and cmmi's right hook), Sphinx ends it with a visible
+# space "␣" when it broke at a space and opens the next line with ↪ (cmmi's left hook and "→")
+_BROKEN = re.compile(r"\s*←?\s*↩\s*$")
+_VISIBLE_SPACE = re.compile(r"␣\s*$")
+_CONTINUED = re.compile(r"^\s*↪\s*→?\s*")
+
+
+def continued(line: str, text: str) -> str | None:
+    """``line`` and the next line ``text`` as one, the marks dropped, when LaTeX broke the line to
+    fit ("Post←↩" + "Script" is "PostScript"; "does not␣" + "↪→support" is "does not support");
+    else None."""
+    if not (_BROKEN.search(line) or _CONTINUED.match(text)):
+        return None
+    head = _BROKEN.sub("", line)
+    gap = " " if _VISIBLE_SPACE.search(head) else ""
+    return _VISIBLE_SPACE.sub("", head) + gap + _CONTINUED.sub("", text)
+
+
+def unwrap(texts: list[str]) -> list[str]:
+    """A listing's lines with each line LaTeX broke to fit joined to its continuation."""
+    out: list[str] = []
+    for text in texts:
+        joined = continued(out[-1], text) if out else None
+        if joined is None:
+            out.append(text)
+        else:
+            out[-1] = joined
+    return out
+
+
 def join_lines(texts: list[str], vocab: Counter, mono: list[tuple[bool, bool]] | None = None) -> tuple[str, int]:
     """The lines of one paragraph joined with spaces, words hyphenated at a line's end rejoined;
     and how many were rejoined (not counting suspended hyphens). ``mono``: per line, whether its
@@ -69,6 +104,10 @@ def join_lines(texts: list[str], vocab: Counter, mono: list[tuple[bool, bool]] |
         return "", 0
     out, joined = texts[0], 0
     for i, text in enumerate(texts[1:], start=1):
+        marked = continued(out, text)
+        if marked is not None:
+            out = marked
+            continue
         tail = _TAIL.search(out.rstrip())
         head = _HEAD.match(text)
         if tail is None or head is None or not head.group(1)[0].islower() or (mono and (mono[i - 1][1] or mono[i][0])):

@@ -7,6 +7,7 @@ from itertools import pairwise
 
 from ham.ingest.blocks import Block
 from ham.ingest.pdf_text import Line, is_admonition_label, opens_list_item
+from ham.ingest.pdf_hyphens import continued
 
 
 @dataclass
@@ -205,6 +206,9 @@ def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Ite
             pass        # a definition beside its term, a table row's next cell, a listing line's comment
         elif prev is not None and labels(prev, ln, kind, frame):
             pass        # a note's text below its label
+        elif prev is not None and prev.kind == kind == "text" and prev.frame == frame \
+                and continued(prev.lines[-1].text, ln.text) is not None:
+            pass        # a line LaTeX broke to fit, marked ↩ or ↪: its continuation
         elif prev is None or term or first or outdented(prev, ln, right) or new_paragraph(prev, ln, pitch, left, right) or \
                 not joins(prev, ln, kind, frame):
             prev = None

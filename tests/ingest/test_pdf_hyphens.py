@@ -66,3 +66,22 @@ def test_only_a_hyphen_at_the_end_of_a_line_followed_by_a_lower_case_word_is_rej
     assert join_lines(["the Non-", "Linear case"], vocab)[0] == "the Non- Linear case"
     assert join_lines(["an environ-", "ment"], vocab, [(False, True), (True, False)])[0] == "an environ- ment"
     assert vocabulary(["an environ-"])["environ"] == 0     # the cut piece is no word of the document
+
+
+def test_a_line_latex_broke_to_fit_is_joined_to_its_continuation_without_its_marks():
+    from ham.ingest.pdf_glyphs import decoded
+    from ham.ingest.pdf_hyphens import unwrap
+
+    # doxygen: "Post←" then cmmi's right hook, "(cid:45)": read together as ↩
+    hook = decoded([{"text": "(cid:45)", "fontname": "MVJELD+CMMI10"}])
+    assert hook == "↩" and decoded([{"text": "(cid:44)", "fontname": "HONWXK+CMMI10"}]) == "↪"
+    assert join_lines([f"output in RTF (MS-Word), Post← {hook}", "Script, hyperlinked"], Counter()) \
+        == ("output in RTF (MS-Word), PostScript, hyperlinked", 0)
+    # Sphinx broke at a space: a visible space ends the line, ↪ opens the next
+    assert join_lines(["but this frontend does not␣", "↪ →support input requests."], Counter())[0] \
+        == "but this frontend does not support input requests."
+    # a listing (dblatex) keeps its line breaks but the broken line is one again
+    assert unwrap(["# apt install fai-doc qemu- ← ↩", "utils", "# fai-mk-configspace"]) \
+        == ["# apt install fai-doc qemu-utils", "# fai-mk-configspace"]
+    # an arrow that is no mark stays: "A → B" mid-line, "←" at a line's end without the hook
+    assert join_lines(["press ←", "to go back"], Counter())[0] == "press ← to go back"
