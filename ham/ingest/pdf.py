@@ -53,6 +53,7 @@ from ham.ingest.pdf_figures import Figure, page_figures
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images)
 from ham.ingest.pdf_glued import measure_text
+from ham.ingest.pdf_glyphs import decode_chars
 from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
 from ham.ingest.pdf_items import Item, footnote, framed, inside, paragraphs, runs_on
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
@@ -243,6 +244,7 @@ class _Reader:
         markers, icons = 0, Counter()
         bold = bold_fonts(pdf)
         for page in pdf.pages:
+            decode_chars(page.chars)     # before tables and words read them
             found, boxed, banded = self.tables(page)
 
             def in_table(w, found=found) -> bool:

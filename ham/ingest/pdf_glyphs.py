@@ -42,11 +42,15 @@ CMSY = {0: "−", 1: "·", 2: "×", 3: "∗", 4: "÷", 5: "⋄", 6: "±", 7: "�
 
 # Computer Modern / Latin Modern text faces (OT1) but the typewriter ones, whose low codes are
 # other glyphs; cm-super's text faces (T1); the math symbol and math italic fonts
+# WinAnsiEncoding maps its unused codes to the bullet (PDF 1.7, Annex D): ReportLab sets its bullets
+# in the standard fonts as code 127, which pdfminer leaves unmapped
+WIN_ANSI_BULLETS = dict.fromkeys((127, 129, 141, 143, 144, 157), "•")
 _FAMILIES = ((re.compile(r"^(?:CM(?:R|BX|TI|SL|SS|CSC|B|DUNH|FIB|U|BXTI|BXSL|SSBX|SSI)|LMRoman|LMSans)\d*", re.I),
               OT1_TEXT),
              (re.compile(r"^SF(?:RM|BX|TI|SL|SS|CC|SX|SI)\d", re.I), T1_TEXT),
              (re.compile(r"^CMSY\d", re.I), CMSY),
-             (re.compile(r"^CMMI(?:B)?\d", re.I), OML_MATH))
+             (re.compile(r"^CMMI(?:B)?\d", re.I), OML_MATH),
+             (re.compile(r"^(?:Courier|Helvetica|Times)(?:-[A-Za-z]+)?$"), WIN_ANSI_BULLETS))
 
 
 # the OT1 text faces by their exact names (``_FAMILIES`` also reads Latin Modern's codes; its T1
@@ -102,6 +106,15 @@ def decoded(chars: list[dict]) -> str:
             text = _ascii_misread(ch.get("fontname", "")).get(text, text)
         out.append(text)
     return "".join(out)
+
+
+def decode_chars(chars: list[dict]) -> None:
+    """``decoded`` applied to each of a page's pdfplumber ``chars`` in place, so that every reader of
+    the page (its words, and its tables' cells) sees the glyphs read back."""
+    for ch in chars:
+        text = ch.get("text", "")
+        if needs_decoding(text, ch.get("fontname", "")):
+            ch["text"] = decoded([ch])
 
 
 def is_glyph_code(text: str) -> bool:

@@ -111,3 +111,28 @@ def test_tex_copyright_is_the_copyright_sign():
     assert [ln.text for ln in page_lines(page, lambda w: False)] == ["Copyright © 2022"]
     page = _Page([_chars("(cid:13)", "CMSY10", x0=130), _chars("c", "CMR10", x0=160)])     # not inside it
     assert [ln.text for ln in page_lines(page, lambda w: False)] == ["(cid:13) c"]
+
+
+def test_a_pages_chars_are_read_back_in_place_for_its_tables_too():
+    from ham.ingest.pdf_glyphs import decode_chars
+
+    # ReportLab's bullet in a standard font is WinAnsi code 127 (unused codes are bullets there);
+    # cmsy's "≥" in a GLPK table cell; an unknown font's code stays
+    chars = [{"text": "(cid:127)", "fontname": "Courier"}, {"text": "(cid:21)", "fontname": "ABCDEF+CMSY10"},
+             {"text": "(cid:127)", "fontname": "ABCDEF+Foo"}, {"text": "x", "fontname": "Courier"}]
+    decode_chars(chars)
+    assert [c["text"] for c in chars] == ["•", "≥", "(cid:127)", "x"]
+    # TeX's text fonts have no bullet at 127 (OT1's dieresis slot): it stays a code
+    other = [{"text": "(cid:127)", "fontname": "ABCDEF+CMR10"}]
+    decode_chars(other)
+    assert other[0]["text"] == "(cid:127)"
+
+
+def test_a_table_cell_reads_its_glyphs_back_as_running_text_does(tmp_path):
+    from ham.ingest import ingest_corpus
+    from tests.support.pdfs import winansi_table_pdf
+
+    winansi_table_pdf(tmp_path / "options.pdf")
+    (doc,), _ = ingest_corpus(tmp_path)
+    (table,) = [n for n in doc.leaves() if n.kind == "table"]
+    assert table.text.splitlines() == ["Option | Values", "-q | • quiet"]

@@ -123,3 +123,27 @@ def fonts_pdf(path: Path, lines: list[tuple], fonts: dict[str, tuple[str, int]])
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     path.write_bytes(out)
     return path
+
+
+def winansi_table_pdf(path: Path) -> Path:
+    """A ruled table of two rows set in the standard Courier with WinAnsiEncoding, a cell opening
+    with code 127 (ReportLab's bullet: WinAnsi's unused codes are bullets), written by hand: reportlab's
+    canvas re-encodes that code."""
+    content = (b"0.5 w 72 700 m 372 700 l S 72 680 m 372 680 l S 72 660 m 372 660 l S 72 700 m 72 660 l S "
+               b"222 700 m 222 660 l S 372 700 m 372 660 l S "
+               b"BT /F1 10 Tf 76 686 Td (Option) Tj ET BT /F1 10 Tf 226 686 Td (Values) Tj ET "
+               b"BT /F1 10 Tf 76 666 Td (-q) Tj ET BT /F1 10 Tf 226 666 Td (\\177 quiet) Tj ET")
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>",
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>"]
+    out, offsets = b"%PDF-1.4\n", []
+    for i, obj in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + obj + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    path.write_bytes(out)
+    return path
