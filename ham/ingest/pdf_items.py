@@ -149,6 +149,8 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float)
     if opens_list_item(ln.text):
         return True
     em = ln.size
+    if after_list_item(prev, ln, em):
+        return True
 
     def display(line: Line) -> bool:     # code, or a short line indented past a paragraph's first-line indent
         return line.x0 > left + 0.8 * em and (line.mono or (line.x0 > left + 2 * em and line.x1 < right - 2 * em))
@@ -159,6 +161,21 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float)
     if pitch and ln.top - last.top > pitch + 0.2 * em and last.text.rstrip().endswith((".", "!", "?")):
         return True        # space after a closed sentence (not after a term, "int out frq (default: 500)", nor "Examples:")
     return not ln.mono and not last.mono and ln.x0 > last.x0 + 0.8 * em and last.x1 < right - 2 * em
+
+
+def after_list_item(prev: Item, ln: Line, em: float) -> bool:
+    """``ln`` starts left of the bullet of the list item ``prev`` whose lines so far are its own: the
+    bullet's line and continuation lines aligned with each other (a hanging indent). A paragraph
+    after a bulleted list, at the margin (LibreOffice's "● A command-line utility ..." / "This
+    package requires ..."). A lone line at another indent between them may be a paragraph's
+    indented first line (texinfo's), so then the line is left where it was."""
+    first = prev.lines[0]
+    if not opens_list_item(first.text) or ln.x0 > first.x0 - 0.5 * em:
+        return False
+    rest = prev.lines[1:]
+    if len(rest) == 1:      # one line below the bullet's: the item's own only at its text's indent
+        return rest[0].x0 > first.x0 + 0.8 * em
+    return all(abs(r.x0 - rest[0].x0) < 1.0 for r in rest)
 
 
 def labels(prev: Item, ln: Line, kind: str, frame: int) -> bool:

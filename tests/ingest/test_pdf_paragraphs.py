@@ -131,3 +131,28 @@ def test_an_admonition_label_on_its_own_line_takes_the_text_below_it(tmp_path):
     texts, _ = _texts(tmp_path)
     assert texts == ["The tag sets the format of warning messages.", "See also WARN_LINE_FORMAT",
                      "The default value is: $file:$line: $text."]
+
+
+def test_a_paragraph_at_the_margin_after_a_bulleted_list_is_no_part_of_its_last_item():
+    from ham.ingest.pdf_items import paragraphs
+    from ham.ingest.pdf_text import Line
+
+    def line(text, x0, top, x1=540.0):
+        return Line(text, 10.0, False, x0, x1, top, top + 10.0, len(text))
+    # gutenprint's manual (LibreOffice): bullets at 74.8, the paragraph after the list at the margin
+    page = [line("● A CUPS (Common UNIX Printing System) driver", 74.8, 298.2, 300),
+            line("● A command-line utility to administer and maintain Epson printers", 74.8, 318.9, 420),
+            line("This package requires the use of GNU Make to compile. On systems with both", 56.8, 339.6),
+            line("another make installed, GNU Make may be named gmake or gnumake.", 56.8, 352.9, 400)]
+    assert [len(p.lines) for p in paragraphs(page, [], 10.0, 595.0)] == [1, 1, 2]
+    # an item's own second line at its text's indent, then the margin: still a new paragraph
+    page = [line("• The scanner can be made case-sensitive or case-insensitive, and it can", 74.8, 100),
+            line("read from any input stream.", 85.0, 113, 300),
+            line("The parser is specified by a set of EBNF productions with attributes.", 56.8, 130, 500)]
+    assert [len(p.lines) for p in paragraphs(page, [], 10.0, 595.0)] == [2, 1]
+    # texinfo indents a paragraph's first line past the bullet: its lines stay together
+    page = [line("• filename expansion", 98.9, 100, 190),
+            line("The order of expansions is: brace expansion; tilde expansion, parameter", 104.9, 113),
+            line("pansion, arithmetic expansion, and command substitution.", 90.0, 126, 400)]
+    assert [p.lines[-1].x0 for p in paragraphs(page, [], 10.0, 595.0)][-1] == 90.0
+    assert any(len(p.lines) >= 2 and p.lines[-2].x0 == 104.9 for p in paragraphs(page, [], 10.0, 595.0))
