@@ -134,7 +134,7 @@ def leading(lines: list[Line], body: float) -> float:
     return steps[len(steps) // 2] if len(steps) >= 3 else 0.0
 
 
-def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float) -> bool:
+def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float, after: Line | None = None) -> bool:
     """``ln`` opens a paragraph of its own although it sits close below ``prev``'s last line, by
     what the page shows: a bullet opening it (a list item), more space above it than the page's line
     ``pitch`` (a paragraph skip smaller than a line, as texinfo sets it), or a first-line indent
@@ -149,7 +149,7 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float)
     if opens_list_item(ln.text):
         return True
     em = ln.size
-    if after_list_item(prev, ln, em):
+    if after_list_item(prev, ln, em, after):
         return True
 
     def display(line: Line) -> bool:     # code, or a short line indented past a paragraph's first-line indent
@@ -163,16 +163,20 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float)
     return not ln.mono and not last.mono and ln.x0 > last.x0 + 0.8 * em and last.x1 < right - 2 * em
 
 
-def after_list_item(prev: Item, ln: Line, em: float) -> bool:
+def after_list_item(prev: Item, ln: Line, em: float, after: Line | None = None) -> bool:
     """``ln`` starts left of the bullet of the list item ``prev`` whose lines so far are its own: the
     bullet's line and continuation lines aligned with each other (a hanging indent). A paragraph
     after a bulleted list, at the margin (LibreOffice's "● A command-line utility ..." / "This
-    package requires ..."). A lone line at another indent between them may be a paragraph's
-    indented first line (texinfo's), so then the line is left where it was."""
+    package requires ..."). Or ``ln`` is the indented first line of such a paragraph: right after
+    the bullet's line, set past the bullet by less than the item's text (texinfo: bullet at 98.9pt,
+    "The order of expansions is ..." at 104.9), with the line ``after`` it back left of the bullet."""
     first = prev.lines[0]
-    if not opens_list_item(first.text) or ln.x0 > first.x0 - 0.5 * em:
+    if not opens_list_item(first.text):
         return False
     rest = prev.lines[1:]
+    if ln.x0 > first.x0 - 0.5 * em:
+        return not rest and after is not None and first.x0 + 0.3 * em < ln.x0 <= first.x0 + 0.8 * em \
+            and after.x0 < first.x0 - 0.5 * em
     if len(rest) == 1:      # one line below the bullet's: the item's own only at its text's indent
         return rest[0].x0 > first.x0 + 0.8 * em
     return all(abs(r.x0 - rest[0].x0) < 1.0 for r in rest)
@@ -226,7 +230,8 @@ def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Ite
         elif prev is not None and prev.kind == kind == "text" and prev.frame == frame \
                 and continued(prev.lines[-1].text, ln.text) is not None:
             pass        # a line LaTeX broke to fit, marked ↩ or ↪: its continuation
-        elif prev is None or term or first or outdented(prev, ln, right) or new_paragraph(prev, ln, pitch, left, right) or \
+        elif prev is None or term or first or outdented(prev, ln, right) or \
+                new_paragraph(prev, ln, pitch, left, right, lines[i + 1] if i + 1 < len(lines) else None) or \
                 not joins(prev, ln, kind, frame):
             prev = None
         if prev is not None:

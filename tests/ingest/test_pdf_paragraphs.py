@@ -150,9 +150,13 @@ def test_a_paragraph_at_the_margin_after_a_bulleted_list_is_no_part_of_its_last_
             line("read from any input stream.", 85.0, 113, 300),
             line("The parser is specified by a set of EBNF productions with attributes.", 56.8, 130, 500)]
     assert [len(p.lines) for p in paragraphs(page, [], 10.0, 595.0)] == [2, 1]
-    # texinfo indents a paragraph's first line past the bullet: its lines stay together
+    # texinfo indents a paragraph's first line past the bullet, less than the item's text: the
+    # paragraph opens there, its lines together (bashref, bullets at 98.9pt)
     page = [line("• filename expansion", 98.9, 100, 190),
             line("The order of expansions is: brace expansion; tilde expansion, parameter", 104.9, 113),
             line("pansion, arithmetic expansion, and command substitution.", 90.0, 126, 400)]
-    assert [p.lines[-1].x0 for p in paragraphs(page, [], 10.0, 595.0)][-1] == 90.0
-    assert any(len(p.lines) >= 2 and p.lines[-2].x0 == 104.9 for p in paragraphs(page, [], 10.0, 595.0))
+    assert [[ln.x0 for ln in p.lines] for p in paragraphs(page, [], 10.0, 595.0)] == [[98.9], [104.9, 90.0]]
+    # an item's second line at its text's indent is the item's, whatever comes after it
+    page[0] = line("• filename expansion, which matches the words against the names of files", 98.9, 100)
+    page[1] = line("the first of seven kinds, done left to right, before any other", 108.9, 113)
+    assert [[ln.x0 for ln in p.lines] for p in paragraphs(page, [], 10.0, 595.0)] == [[98.9, 108.9], [90.0]]
