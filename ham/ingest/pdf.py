@@ -241,7 +241,7 @@ class _Reader:
                 body_faces[base_font(font)] += n
         self.body_font = max(body_faces, key=body_faces.get, default="")
         pages, heights, tables, boxes, frames, figures = [], [], [], [], [], []
-        markers, icons = 0, Counter()
+        glyphs: Counter = Counter()     # icon glyphs and list-bullet glyphs, by what became of them
         bold = bold_fonts(pdf)
         for page in pdf.pages:
             decode_chars(page.chars)     # before tables and words read them
@@ -249,8 +249,7 @@ class _Reader:
 
             def in_table(w, found=found) -> bool:
                 return any(inside((t.x0, t.top, t.x1, t.bottom), w["x0"], w["top"], w["x1"], w["bottom"]) for t in found)
-            lines = page_lines(page, in_table, bold, icons)
-            markers += sum(ln.marker_read for ln in lines)
+            lines = page_lines(page, in_table, bold, glyphs)
             for ln in lines:
                 if framed(ln, boxed) >= 0 or framed(ln, banded) >= 0:
                     ln.role = "text"        # a listing's, a note box's or a band table's line is no section heading
@@ -264,9 +263,7 @@ class _Reader:
             tables.append(found)
             frames.append(boxed)
             boxes.append(pictures + [f.box for f in drawn])   # a logo drawn in vectors can run too
-        if markers:
-            self.report.measure(self.path, "unmapped or private-use glyphs opening a line (read as list bullets)", markers)
-        for what, n in icons.items():
+        for what, n in glyphs.items():
             if n:
                 self.report.measure(self.path, what, n)
         _, head_titles = mark_slots(pages, heights)

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from ham.ingest.blocks import Block
-from ham.ingest.pdf_text import Line, is_admonition_label, opens_list_item
 from ham.ingest.pdf_hyphens import continued
+from ham.ingest.pdf_text import Line, is_admonition_label, opens_list_item
 
 
 @dataclass
@@ -218,10 +218,11 @@ def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Ite
         kind = "heading" if ln.role == "heading" else "text"
         frame = framed(ln, frames)
         prev = items[-1] if items else None
+        nxt = lines[i + 1] if i + 1 < len(lines) else None
         # a term beside its definition opens an entry, unless it is the last of terms stacked above it
-        term = i + 1 < len(lines) and beside(ln, lines[i + 1]) and not (
+        term = nxt is not None and beside(ln, nxt) and not (
             prev is not None and all(p.mono for p in prev.lines) and abs(prev.lines[0].x0 - ln.x0) < 1)
-        first = prev is not None and opens_list(prev, ln, lines[i + 1] if i + 1 < len(lines) else None, right)
+        first = prev is not None and opens_list(prev, ln, nxt, right)
         if prev is not None and i and same_row(lines[i - 1], ln) and prev.lines[-1] is lines[i - 1] \
                 and prev.kind == kind and prev.frame == frame:
             pass        # a definition beside its term, a table row's next cell, a listing line's comment
@@ -231,7 +232,7 @@ def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Ite
                 and continued(prev.lines[-1].text, ln.text) is not None:
             pass        # a line LaTeX broke to fit, marked ↩ or ↪: its continuation
         elif prev is None or term or first or outdented(prev, ln, right) or \
-                new_paragraph(prev, ln, pitch, left, right, lines[i + 1] if i + 1 < len(lines) else None) or \
+                new_paragraph(prev, ln, pitch, left, right, nxt) or \
                 not joins(prev, ln, kind, frame):
             prev = None
         if prev is not None:

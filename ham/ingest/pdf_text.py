@@ -33,6 +33,7 @@ from ham.ingest.pdf_icons import is_icon, place_icons
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
+MARKERS_READ = "unmapped or private-use glyphs opening a line (read as list bullets)"
 COLUMN_GAP = 2.5
 OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
 _EXTENSION = re.compile(r"^(?:CMEX|LMEX|EUEX)\d|MathExtension|^esint", re.I)
@@ -307,7 +308,8 @@ def _text_box(word: dict, baseline: float) -> None:
 def page_lines(page, inside_tables, bold: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[Line]:
     """The lines of a pdfplumber page, words inside a found table left out (read with the table).
     ``bold``: the PDF's bold fonts by descriptor (``bold_fonts``). Icon fonts' glyphs are no words
-    (``ham.ingest.pdf_icons``); ``tally`` counts what became of them."""
+    (``ham.ingest.pdf_icons``); ``tally`` counts what became of them and the glyphs read as list
+    bullets."""
     words, icons = [], []
     for w in page.extract_words(**WORD_SETTINGS, return_chars=True):
         chars = w.pop("chars")
@@ -321,6 +323,8 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset(), tally: C
         if not inside_tables(w):
             (icons if is_icon(w) else words).append(w)
     lines = group_lines(words)
+    if tally is not None:
+        tally[MARKERS_READ] += sum(ln.marker_read for ln in lines)
     if icons:
         lines, labelled, dropped = place_icons(icons, lines, page.lines + page.rects)
         if tally is not None:
