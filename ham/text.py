@@ -10,7 +10,11 @@ Tokens: bm25s's rule (lower-cased runs of two or more word characters, English s
 removed) for every script that separates words with spaces; Chinese, Japanese and Korean runs,
 which do not, give overlapping character bigrams ("电池容量" -> "电池", "池容", "容量"; a lone
 character stands for itself), the usual n-gram rule of CJK search engines. Used for the BM25 index
-and its queries alike, so both always agree.
+and its queries alike, so both always agree. ``stem``: a Snowball stemmer's name (PyStemmer:
+"english", "porter", "german", ...) maps each word token to its stem ("restoring", "restored" ->
+"restor"), as Lucene's and Anserini's English analyzers do; CJK bigrams are left alone. The BM25
+index records the stemmer it was built with and stems its queries' tokens the same way
+(``ham.index.sparse``).
 
 Ingest text: ``clean_text`` removes zero-width characters (U+200B-U+200D, U+2060, U+FEFF, soft
 hyphens), which break passage matching and tokens without being visible.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from typing import Sequence
 
 # lines are split with a space in front, so a list marker at the start also follows whitespace
@@ -97,7 +102,43 @@ def _tokens(text: str, stop: frozenset[str]) -> list[str]:
     return out
 
 
-def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """BM25 tokens of each text (rule: module docstring)."""
+def tokenize(texts: Sequence[str], stem: str = "none") -> list[list[str]]:
+    """BM25 tokens of each text (rule: module docstring), stemmed with ``stem`` unless "none"."""
     stop = _stopwords()
-    return [_tokens(clean_text(t).lower(), stop) for t in texts]
+    tokens = [_tokens(clean_text(t).lower(), stop) for t in texts]
+    return tokens if stem == "none" else [stem_tokens(t, stem) for t in tokens]
+
+
+NO_STEMMER = "none"
+
+
+def stemmers() -> list[str]:
+    """The Snowball stemmers PyStemmer offers, by name."""
+    import Stemmer
+
+    return sorted(Stemmer.algorithms())
+
+
+def check_stemmer(stem: str, what: str = "stem") -> str:
+    """``stem`` if it is "none" or a Snowball stemmer's name; else an error listing the names."""
+    if stem != NO_STEMMER and stem not in stemmers():
+        raise ValueError(f"{what}: {stem!r} is no Snowball stemmer; it must be one of "
+                         f"{', '.join([NO_STEMMER, *stemmers()])}")
+    return stem
+
+
+_STEMMERS = threading.local()   # a PyStemmer object must not be shared between threads (its docs)
+
+
+def stem_tokens(tokens: list[str], stem: str) -> list[str]:
+    """``tokens`` stemmed by the Snowball stemmer ``stem`` ("none": unchanged). CJK bigrams pass
+    through: Snowball leaves tokens without Latin, Greek or Cyrillic letters as they are."""
+    if stem == NO_STEMMER or not tokens:
+        return list(tokens)
+    mine = _STEMMERS.__dict__
+    stemmer = mine.get(stem)
+    if stemmer is None:
+        import Stemmer
+
+        stemmer = mine[stem] = Stemmer.Stemmer(check_stemmer(stem))
+    return stemmer.stemWords(tokens)

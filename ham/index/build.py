@@ -7,7 +7,7 @@ Cache entries (``<cache root>/<kind>/<key>/``), each keyed by what determines it
   embeddings/  dense.npy (+ sparse.npz for BGE-M3), ids.json,  key: the exact strings embedded
                truncation.json                                 (unit ids + texts) x encoder id@revision
                                                                 x configured window x long_text mode
-  bm25/        the bm25s index                                 key: the exact strings
+  bm25/        the bm25s index, analyzer.json                  key: the exact strings x stemmer
   index/       dense.faiss, meta.json                          key: embeddings key x index config
   shards/, sharded/   with ``index.shard_size`` (``ham.index.shards``): the same per shard, then one
                merged index                                    key: the shard keys x index config
@@ -39,7 +39,7 @@ from ham.index.hybrid import HybridIndex
 from ham.index.shards import build_sharded
 from ham.index.sparse import BM25Sparse, LexicalSparse
 from ham.index.windows import encode_windowed, encoding_key_parts, is_windowed, truncation
-from ham.text import TOKENIZER_VERSION
+from ham.text import NO_STEMMER, TOKENIZER_VERSION
 from ham.represent.templates import Representer
 from ham.enrich.summaries import Summaries, summarise_sections
 
@@ -93,12 +93,15 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
 
+    if encoder.has_sparse and spec.stem != NO_STEMMER:
+        log.warning("index.stem=%s does not apply: %s's sparse side is its own lexical weights, not BM25",
+                    spec.stem, encoder.model_id)
     ekey = embeddings_key(digest, encoder, windowed)
     efolder, e_reused = cache.get_or_build("embeddings", ekey, embed)
     sparse_folder, sparse_kind = efolder, LexicalSparse.kind
     if not encoder.has_sparse:
         sparse_kind = BM25Sparse.kind
-        sparse_folder = bm25_folder(ids, sparse_texts, cache, sparse_digest)
+        sparse_folder = bm25_folder(ids, sparse_texts, cache, sparse_digest, spec.stem)
 
     def build(folder: Path) -> None:
         import faiss
@@ -115,7 +118,8 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
     index = HybridIndex.load(ifolder, efolder, sparse_folder, spec)
     index.check_encoder(encoder.model_id)
     info = {"key": ikey, "reused": reused, "embeddings_key": ekey, "embeddings_reused": e_reused,
-            "size": len(index), "index": spec.params(), "sparse": sparse_kind}
+            "size": len(index), "index": spec.params(), "sparse": sparse_kind,
+            "stem": spec.stem if sparse_kind == BM25Sparse.kind else None}
     if (efolder / "truncation.json").exists():
         info["truncation"] = json.loads((efolder / "truncation.json").read_text())
     return index, info
@@ -132,12 +136,16 @@ def embeddings_cached(ids: list[str], texts: list[str], encoder: BatchedEncoder,
     return cache.has("embeddings", embeddings_key(strings_digest(ids, texts), encoder, is_windowed(encoder, contents)))
 
 
-def bm25_folder(ids: list[str], sparse_texts: list[str], cache: FolderCache, digest: str | None = None) -> Path:
+def bm25_folder(ids: list[str], sparse_texts: list[str], cache: FolderCache, digest: str | None = None,
+                stem: str = NO_STEMMER) -> Path:
     """The BM25 index of exact strings, built or reused (key: the strings x index and tokenizer
-    versions); the one entry both the full build and ``ham-ask``'s sparse-first answer use."""
+    versions x the stemmer); the one entry both the full build and ``ham-ask``'s sparse-first
+    answer use."""
     digest = digest or strings_digest(ids, sparse_texts)
-    folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION, TOKENIZER_VERSION]),
-                                   lambda folder: BM25Sparse.build(sparse_texts).save(folder) if sparse_texts else None)
+    analyzer = [] if stem == NO_STEMMER else [stem]   # unstemmed entries keep the keys they had
+    folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION, TOKENIZER_VERSION, *analyzer]),
+                                   lambda folder: BM25Sparse.build(sparse_texts, stem).save(folder)
+                                   if sparse_texts else None)
     return folder
 
 

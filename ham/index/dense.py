@@ -14,6 +14,7 @@ from typing import Annotated
 import numpy as np
 
 from ham.settings import Doc, NotResult, Range
+from ham.text import check_stemmer
 
 ADD_CHUNK = 65536
 log = logging.getLogger("ham.index")
@@ -31,17 +32,22 @@ ShardSize = Annotated[int | None, Range(1),
                       NotResult("the sharded build makes the same index as the single-process one (tested)"),
                       Doc("None: one process builds the index; N: units are embedded in shards of N, each "
                           "cached on its own, and merged into one index in bounded memory (ham.index.shards)")]
+Stem = Annotated[str, Doc("the sparse side's stemmer: none, or a Snowball stemmer (english, porter, german, ...) "
+                          "applied to BM25's tokens and its queries' alike (ham.text); BGE-M3's lexical weights "
+                          "ignore it")]
 
 
 class FaissSpec:
-    """How the dense index is built (a ``conf/index/`` option). ``use_gpu``: None (auto: when
-    faiss-gpu and a GPU are there), true or false."""
+    """How the index is built (a ``conf/index/`` option): the dense side's faiss structure, and
+    ``stem``, how the BM25 side analyses words. ``use_gpu``: None (auto: when faiss-gpu and a GPU
+    are there), true or false."""
 
     kind = "flat"
     gpu_capable = True
 
-    def __init__(self, use_gpu: UseGpu = None, shard_size: ShardSize = None) -> None:
+    def __init__(self, use_gpu: UseGpu = None, shard_size: ShardSize = None, stem: Stem = "none") -> None:
         self.use_gpu, self.shard_size = use_gpu, shard_size
+        self.stem = check_stemmer(stem, "index.stem")
 
     def params(self) -> dict:
         return {"type": self.kind}
@@ -117,8 +123,8 @@ class HNSWSpec(FaissSpec):
     def __init__(self, m: Annotated[int, Range(2), Doc("graph neighbours per node")] = 32,
                  ef_construction: Annotated[int, Range(1), Doc("candidate list while building")] = 200,
                  ef_search: Annotated[int, Range(1), Doc("candidate list while searching")] = 128,
-                 use_gpu: UseGpu = None, shard_size: ShardSize = None) -> None:
-        super().__init__(use_gpu, shard_size)
+                 use_gpu: UseGpu = None, shard_size: ShardSize = None, stem: Stem = "none") -> None:
+        super().__init__(use_gpu, shard_size, stem)
         self.m, self.ef_construction, self.ef_search = m, ef_construction, ef_search
 
     def params(self) -> dict:
@@ -151,8 +157,8 @@ class IVFPQSpec(FaissSpec):
                                                            "(flat)")] = 10_000,
                  use_gpu: UseGpu = None,
                  seed: Annotated[int, Doc("training sample and k-means (the run's seed)")] = 0,
-                 shard_size: ShardSize = None) -> None:
-        super().__init__(use_gpu, shard_size)
+                 shard_size: ShardSize = None, stem: Stem = "none") -> None:
+        super().__init__(use_gpu, shard_size, stem)
         self.nlist, self.m, self.nbits, self.nprobe = nlist, m, nbits, nprobe
         self.train_size, self.min_vectors, self.seed = train_size, min_vectors, seed
 
@@ -199,9 +205,9 @@ class IVFOnDiskSpec(IVFPQSpec):
                  seed: Annotated[int, Doc("training sample and k-means (the run's seed)")] = 0,
                  shard_size: Annotated[int, Range(1), NotResult("the shards merge into the same index "
                                                                  "whatever their size (tested)"),
-                                       Doc("units embedded per shard (each cached on its own)")] = 100_000
-                 ) -> None:
-        super().__init__(nlist, m, nbits, nprobe, train_size, min_vectors, False, seed, shard_size)
+                                       Doc("units embedded per shard (each cached on its own)")] = 100_000,
+                 stem: Stem = "none") -> None:
+        super().__init__(nlist, m, nbits, nprobe, train_size, min_vectors, False, seed, shard_size, stem)
 
     def params(self) -> dict:
         return {**super().params(), "type": self.kind}

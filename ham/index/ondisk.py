@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from ham.index.sparse import ColumnSums
+from ham.text import NO_STEMMER, stem_tokens
 
 if TYPE_CHECKING:
     from ham.index.hybrid import Query
@@ -177,8 +178,9 @@ def _shard_terms(folder: Path):
     return sp.load_npz(folder / "terms.npz").tocsr(), json.loads((folder / "terms.json").read_text())
 
 
-def build_bm25(shard_folders: Sequence[Path], out: Path) -> dict:
-    """The BM25 matrix of the shards' units, in shard order, written to ``out`` (module docstring)."""
+def build_bm25(shard_folders: Sequence[Path], out: Path, stem: str = NO_STEMMER) -> dict:
+    """The BM25 matrix of the shards' units, in shard order, written to ``out`` (module docstring);
+    ``stem``: the stemmer the shards' terms were counted with, recorded for the queries."""
     out.mkdir(parents=True, exist_ok=True)
     vocab: dict[str, int] = {}
     df = np.zeros(0, dtype=np.int64)
@@ -216,7 +218,7 @@ def build_bm25(shard_folders: Sequence[Path], out: Path) -> dict:
         raise RuntimeError(f"{out}: BM25 columns not filled as counted (a shard changed between passes?)")
     (out / "vocab.json").write_text(json.dumps(list(vocab), ensure_ascii=False))
     params = {"method": BM25_METHOD, "k1": BM25_K1, "b": BM25_B, "num_docs": n_docs, "vocab": len(vocab),
-              "nnz": nnz, "avg_doc_len": float(avg_len)}
+              "nnz": nnz, "avg_doc_len": float(avg_len), "stem": stem}
     (out / "params.json").write_text(json.dumps(params, indent=2))
     return params
 
@@ -263,6 +265,7 @@ class StreamedBM25:
         data, indices, indptr = (np.load(folder / f"{name}.npy", mmap_mode="r") for name in ("data", "indices", "indptr"))
         matrix = sp.csc_matrix((data, indices, indptr), shape=(self.params["num_docs"], len(self.vocab)), copy=False)
         self.column_sums = ColumnSums(matrix)
+        self.stem = self.params.get("stem", NO_STEMMER)
 
     def scores(self, query: "Query", n: int) -> np.ndarray:
-        return self.column_sums([self.vocab[t] for t in query.tokens if t in self.vocab])
+        return self.column_sums([self.vocab[t] for t in stem_tokens(query.tokens, self.stem) if t in self.vocab])

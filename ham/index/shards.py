@@ -10,7 +10,7 @@ counts its BM25 terms, into ``<cache root>/shards/<key>/`` (dense.npy, ids.json,
 terms.json, truncation.json, meta.json). The key is what the single-process build keys its
 embeddings by, for the shard's own strings: the exact ids + embedded strings x encoder id x the
 configured window x the windows mode x versions, plus the BM25 strings (when they differ from the
-embedded ones) and the tokenizer's version. A task is pure and idempotent: a shard whose folder is
+embedded ones), the tokenizer's version and the stemmer (``index.stem``). A task is pure and idempotent: a shard whose folder is
 complete is never redone, and a lost one is redone alone.
 
 ``merge_shards`` builds one index over the shards, in shard order, under
@@ -47,7 +47,7 @@ from ham.index.hybrid import HybridIndex
 from ham.index.ondisk import ShardedVectors, StreamedBM25, UnitIds, UnitIdsWriter, build_bm25, term_counts
 from ham.index.sparse import LexicalSparse
 from ham.index.windows import encode_windowed, encoding_key_parts, is_windowed, truncation
-from ham.text import TOKENIZER_VERSION, tokenize
+from ham.text import NO_STEMMER, TOKENIZER_VERSION, check_stemmer, tokenize
 
 log = logging.getLogger("ham.index.shards")
 SHARDS_VERSION = "1"
@@ -56,7 +56,8 @@ SHARDS_VERSION = "1"
 @dataclass(frozen=True)
 class ShardTask:
     """Everything a worker needs to embed one shard (picklable). ``encoder``: the encoder's
-    ``spec()``; ``sparse_texts``: what BM25 counts, when not ``texts``."""
+    ``spec()``; ``sparse_texts``: what BM25 counts, when not ``texts``; ``stem``: how its words are
+    stemmed (``ham.text``)."""
 
     shard: int
     ids: tuple[str, ...]
@@ -65,6 +66,7 @@ class ShardTask:
     encoder: dict
     cache_root: str
     sparse_texts: tuple[str, ...] | None = None
+    stem: str = NO_STEMMER
 
 
 def _digest(ids: Sequence[str], texts: Sequence[str]) -> str:
@@ -96,7 +98,7 @@ def _encoder_spec(encoder) -> dict:
 
 def plan_shards(ids: Sequence[str], texts: Sequence[str], contents: Sequence[str] | None, encoder,
                 cache_root: str | Path, shard_size: int,
-                sparse_texts: Sequence[str] | None = None) -> list[ShardTask]:
+                sparse_texts: Sequence[str] | None = None, stem: str = NO_STEMMER) -> list[ShardTask]:
     """The shard tasks of one corpus, in unit order: ``shard_size`` units each (the last one
     shorter), one empty shard for an empty corpus. ``encoder``: an encoder or its ``spec()``."""
     _check_lengths(ids, texts=texts, contents=contents, sparse_texts=sparse_texts)
@@ -110,7 +112,8 @@ def plan_shards(ids: Sequence[str], texts: Sequence[str], contents: Sequence[str
         return None if values is None else tuple(values[a:a + shard_size])
 
     return [ShardTask(i, tuple(ids[a:a + shard_size]), tuple(texts[a:a + shard_size]), part(contents, a), spec, root,
-                      part(sparse_texts, a) if sparse_texts is not None and sparse_texts is not texts else None)
+                      part(sparse_texts, a) if sparse_texts is not None and sparse_texts is not texts else None,
+                      check_stemmer(stem, "index.stem"))
             for i, a in enumerate(starts)]
 
 
@@ -118,7 +121,7 @@ def shard_key(task: ShardTask, encoder: BatchedEncoder) -> str:
     sparse = None if task.sparse_texts is None else _digest(task.ids, task.sparse_texts)
     return key_of(["shard", _digest(task.ids, task.texts), sparse,
                    *encoding_key_parts(encoder, is_windowed(encoder, task.contents)),
-                   "terms", TOKENIZER_VERSION, SHARDS_VERSION])
+                   "terms", TOKENIZER_VERSION, SHARDS_VERSION, *([] if task.stem == NO_STEMMER else [task.stem])])
 
 
 def run_shard(task: ShardTask) -> dict:
@@ -138,10 +141,12 @@ def run_shard(task: ShardTask) -> dict:
         if task.contents is not None:
             (folder / "truncation.json").write_text(json.dumps(truncation(list(task.contents), texts, encoder, plan)))
         if not encoder.has_sparse:
-            term_counts(tokenize(list(task.sparse_texts) if task.sparse_texts is not None else texts), folder)
+            term_counts(tokenize(list(task.sparse_texts) if task.sparse_texts is not None else texts, task.stem),
+                        folder)
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps({
             "shard": task.shard, "rows": len(ids), "encoder": encoder.model_id, "has_sparse": encoder.has_sparse,
+            "stem": task.stem,
             "seconds": round(time.perf_counter() - started, 3)}, indent=2, sort_keys=True))
 
     folder, reused = FolderCache(task.cache_root).get_or_build("shards", key, build)
@@ -228,6 +233,10 @@ def merge_shards(results: list[dict], spec: FaissSpec, cache_root: str | Path | 
         raise ValueError(f"merge_shards: the shards were embedded with different encoders: {sorted(encoders)}")
     has_sparse = metas[0]["has_sparse"]
     sparse_kind = LexicalSparse.kind if has_sparse else StreamedBM25.kind
+    stems = {m.get("stem", NO_STEMMER) for m in metas}
+    if len(stems) != 1:
+        raise ValueError(f"merge_shards: the shards' BM25 terms were stemmed differently: {sorted(stems)}")
+    stem = stems.pop()
     keys = [r["key"] for r in results]
     meta = {**(meta or {}), "encoder": encoders.pop(), "shards": key_of(keys)}
     mkey = key_of(["sharded", keys, spec.params(), sparse_kind, INDEX_VERSION, SHARDS_VERSION])
@@ -247,7 +256,7 @@ def merge_shards(results: list[dict], spec: FaissSpec, cache_root: str | Path | 
         if has_sparse:
             _lexical(folders, folder)
         elif starts[-1]:
-            build_bm25(folders, folder / "bm25")
+            build_bm25(folders, folder / "bm25", stem)
         cuts = [json.loads((f / "truncation.json").read_text()) for f in folders if (f / "truncation.json").exists()]
         cuts = [c for c in cuts if c]
         summed = ({k: (sum(c.get(k, 0) for c in cuts) if k not in ("max_tokens", "long_text") else cuts[0][k])
@@ -264,7 +273,7 @@ def merge_shards(results: list[dict], spec: FaissSpec, cache_root: str | Path | 
     index = load_sharded(folder, cache.root, spec)
     info = {"key": mkey, "reused": reused, "shards": len(results),
             "shards_reused": sum(bool(r.get("reused")) for r in results), "size": len(index),
-            "index": spec.params(), "sparse": sparse_kind}
+            "index": spec.params(), "sparse": sparse_kind, "stem": None if has_sparse else stem}
     if (folder / "truncation.json").exists():
         info["truncation"] = json.loads((folder / "truncation.json").read_text())
     return index, info
@@ -297,7 +306,7 @@ def build_sharded(ids: Sequence[str], texts: Sequence[str], encoder: BatchedEnco
     size = shard_size or getattr(spec, "shard_size", None)
     if not size:
         raise ValueError("build_sharded: no shard_size (give one, or set index.shard_size)")
-    tasks = plan_shards(ids, texts, contents, encoder, root, int(size), sparse_texts)
+    tasks = plan_shards(ids, texts, contents, encoder, root, int(size), sparse_texts, getattr(spec, "stem", NO_STEMMER))
     results = list(engine.map(run_shard, tasks)) if engine is not None else [run_shard(t) for t in tasks]
     index, info = merge_shards(results, spec, root, meta)
     index.check_encoder(encoder.model_id)

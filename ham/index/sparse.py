@@ -9,12 +9,13 @@ slower on the demo index).
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ham.text import _bm25s, tokenize
+from ham.text import NO_STEMMER, _bm25s, check_stemmer, stem_tokens, tokenize
 
 if TYPE_CHECKING:
     from ham.index.hybrid import Query
@@ -52,12 +53,16 @@ class ColumnSums:
 
 
 class BM25Sparse:
-    """BM25 over bm25s tokens (English stopwords removed); queries are token lists. A token that
-    occurs twice in the query counts twice, as in bm25s."""
+    """BM25 over bm25s tokens (English stopwords removed), stemmed by ``stem`` unless "none"
+    (``ham.text``); queries are token lists, stemmed here the way the index was. A token that
+    occurs twice in the query counts twice, as in bm25s. The stemmer is saved with the index
+    (``analyzer.json``), so a loaded index stems its queries as it was built."""
 
     kind = "bm25"
+    ANALYZER = "analyzer.json"
 
-    def __init__(self, bm25) -> None:
+    def __init__(self, bm25, stem: str = NO_STEMMER) -> None:
+        self.stem = check_stemmer(stem, "BM25 stem")
         import scipy.sparse as sp
 
         self.bm25 = bm25
@@ -67,22 +72,25 @@ class BM25Sparse:
         self.nonoccurrence = getattr(bm25, "nonoccurrence_array", None)   # BM25L / BM25+ only
 
     @classmethod
-    def build(cls, texts: Sequence[str]) -> "BM25Sparse":
+    def build(cls, texts: Sequence[str], stem: str = NO_STEMMER) -> "BM25Sparse":
         bm25s = _bm25s()
         bm25 = bm25s.BM25()
-        bm25.index(tokenize(texts), show_progress=False)
-        return cls(bm25)
+        bm25.index(tokenize(texts, check_stemmer(stem, "BM25 stem")), show_progress=False)
+        return cls(bm25, stem)
 
     def save(self, folder: Path) -> None:
         self.bm25.save(str(folder))
+        (Path(folder) / self.ANALYZER).write_text(json.dumps({"stem": self.stem}))
 
     @classmethod
     def load(cls, folder: Path) -> "BM25Sparse":
-        return cls(_bm25s().BM25.load(str(folder)))
+        analyzer = Path(folder) / cls.ANALYZER
+        stem = json.loads(analyzer.read_text())["stem"] if analyzer.exists() else NO_STEMMER
+        return cls(_bm25s().BM25.load(str(folder)), stem)
 
     def scores(self, query: "Query", n: int) -> np.ndarray:
         vocab = self.bm25.vocab_dict
-        cols = [vocab[t] for t in query.tokens if t in vocab]
+        cols = [vocab[t] for t in stem_tokens(query.tokens, self.stem) if t in vocab]
         scores = self.column_sums(cols)
         if self.nonoccurrence is not None and cols:
             scores += self.nonoccurrence[cols].sum()

@@ -74,7 +74,7 @@ def sparse_first_pipeline(cfg: DictConfig, cache: FolderCache, corpus: Corpus, p
         ids, texts = [u.unit_id for u in units], [representer(u) for u in units]
         if texts and not embeddings_cached(ids, texts, parts.encoder, cache, [u.content for u in units]):
             pending[modality] = len(texts)
-        folder = bm25_folder(ids, [representer.sparse(u) for u in units], cache)
+        folder = bm25_folder(ids, [representer.sparse(u) for u in units], cache, stem=parts.spec.stem)
         indexes[modality] = SparseSideIndex(ids, BM25Sparse.load(folder) if ids else None,
                                             {"encoder": parts.encoder.model_id, "modality": modality})
     if not pending and not even_if_built:
