@@ -82,3 +82,22 @@ def test_a_sparse_side_index_is_searched_under_sparse_fusion_only():
     assert [s.unit_id for s in index.search(query, None, SparseOnly(), pool=2, extra=[0])] == ["b", "d", "a"]
     with pytest.raises(ValueError, match="no dense side"):
         index.search(query, 3, HybridFusion())
+
+
+def test_a_stemmed_index_is_what_the_preliminary_answer_builds_and_the_full_build_reuses(tmp_path):
+    cfgs = {stem: compose([f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / stem}",
+                           "progress=false", f"index.stem={stem}"], return_hydra_config=False)
+            for stem in ("none", "english")}
+    rankings = {}
+    for stem, cfg in cfgs.items():
+        cache = configured_cache(cfg)
+        corpus = load_configured_corpus(cfg, cache)
+        pre, _ = sparse_first_pipeline(cfg, cache, corpus)
+        assert pre.retriever.indexes["text"].sparse.stem == stem
+        entries = sorted(p.name for p in (cache.root / "bm25").iterdir())
+        full = build_pipeline(cfg, with_evaluator=False, corpus=corpus, generator=pre.generator)
+        assert sorted(p.name for p in (cache.root / "bm25").iterdir()) == entries
+        assert full.retriever.indexes["text"].sparse.stem == stem
+        full.retriever.fusion = SparseOnly()
+        rankings[stem] = [[h.unit.unit_id for h in full.retriever.retrieve(q).text] for q in QUESTIONS]
+    assert rankings["none"] != rankings["english"], "the stemmer changes what BM25 retrieves"
