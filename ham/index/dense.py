@@ -13,8 +13,8 @@ from typing import Annotated
 
 import numpy as np
 
-from ham.settings import Doc, NotResult, Range
-from ham.text import check_stemmer
+from ham.settings import Doc, NotResult, OneOf, Range
+from ham.text import NO_STEMMER, STEMMERS, check_stemmer
 
 ADD_CHUNK = 65536
 log = logging.getLogger("ham.index")
@@ -32,7 +32,7 @@ ShardSize = Annotated[int | None, Range(1),
                       NotResult("the sharded build makes the same index as the single-process one (tested)"),
                       Doc("None: one process builds the index; N: units are embedded in shards of N, each "
                           "cached on its own, and merged into one index in bounded memory (ham.index.shards)")]
-Stem = Annotated[str, Doc("the sparse side's stemmer: none, or a Snowball stemmer (english, porter, german, ...) "
+Stem = Annotated[str, OneOf(NO_STEMMER, *STEMMERS), Doc("the sparse side's stemmer: none, or a Snowball stemmer (english, porter, german, ...) "
                           "applied to BM25's tokens and its queries' alike (ham.text); BGE-M3's lexical weights "
                           "ignore it")]
 

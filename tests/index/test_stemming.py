@@ -83,3 +83,20 @@ def test_shards_stemmed_differently_do_not_merge(tmp_path):
     assert a[0]["key"] != b[0]["key"]
     with pytest.raises(ValueError, match="stemmed differently"):
         merge_shards([a[0], b[1]], FlatSpec(), tmp_path)
+
+
+def test_every_listed_stemmer_is_one_pystemmer_has():
+    import Stemmer
+
+    from ham.text import STEMMERS
+
+    assert set(STEMMERS) <= set(Stemmer.algorithms())
+    german = tokenize(["Einstellungen", "Einstellung"], "german")
+    assert german[0] == german[1] != tokenize(["Einstellungen"])[0]
+
+
+def test_a_config_with_an_unknown_stemmer_is_refused_when_composed():
+    from ham.conf import ConfigError, compose
+
+    with pytest.raises(ConfigError, match="index.stem.*must be one of none, arabic"):
+        compose(["index.stem=klingon"], return_hydra_config=False)
