@@ -102,14 +102,14 @@ def _tokens(text: str, stop: frozenset[str]) -> list[str]:
     return out
 
 
-def tokenize(texts: Sequence[str], stem: str = "none") -> list[list[str]]:
+NO_STEMMER = "none"
+
+
+def tokenize(texts: Sequence[str], stem: str = NO_STEMMER) -> list[list[str]]:
     """BM25 tokens of each text (rule: module docstring), stemmed with ``stem`` unless "none"."""
     stop = _stopwords()
     tokens = [_tokens(clean_text(t).lower(), stop) for t in texts]
-    return tokens if stem == "none" else [stem_tokens(t, stem) for t in tokens]
-
-
-NO_STEMMER = "none"
+    return tokens if stem == NO_STEMMER else [stem_tokens(t, stem) for t in tokens]
 
 
 # PyStemmer 3.1's Snowball stemmers (``Stemmer.algorithms()``), listed so that a config is checked
@@ -126,6 +126,12 @@ def check_stemmer(stem: str, what: str = "stem") -> str:
         raise ValueError(f"{what}: {stem!r} is no Snowball stemmer; it must be one of "
                          f"{', '.join([NO_STEMMER, *STEMMERS])}")
     return stem
+
+
+def stemmer_key(stem: str) -> list[str]:
+    """What a cache key of stemmed tokens adds for ``stem``: nothing unstemmed, so entries made
+    before stemming existed keep their keys."""
+    return [] if stem == NO_STEMMER else [stem]
 
 
 _STEMMERS = threading.local()   # a PyStemmer object must not be shared between threads (its docs)

@@ -39,7 +39,7 @@ from ham.index.hybrid import HybridIndex
 from ham.index.shards import build_sharded
 from ham.index.sparse import BM25Sparse, LexicalSparse
 from ham.index.windows import encode_windowed, encoding_key_parts, is_windowed, truncation
-from ham.text import NO_STEMMER, TOKENIZER_VERSION
+from ham.text import NO_STEMMER, TOKENIZER_VERSION, stemmer_key
 from ham.represent.templates import Representer
 from ham.enrich.summaries import Summaries, summarise_sections
 
@@ -56,6 +56,9 @@ def index_modality(units: list, modality: str, representer: Representer, encoder
     ids, texts = [u.unit_id for u in units], [representer(u) for u in units]
     sparse = [representer.sparse(u) for u in units]
     meta = {"corpus": corpus_hash, "modality": modality, "representation": representer.key(modality)}
+    if encoder.has_sparse and spec.stem != NO_STEMMER:
+        log.warning("index.stem=%s does not apply: %s's sparse side is its own lexical weights, not BM25",
+                    spec.stem, encoder.model_id)
     if getattr(spec, "shard_size", None):   # index.shard_size / index=ivf_ondisk: ham.index.shards
         index, info = build_sharded(ids, texts, encoder, spec, cache, meta, sparse_texts=sparse,
                                     contents=[u.content for u in units], engine=engine)
@@ -93,9 +96,6 @@ def index_strings(ids: list[str], texts: list[str], encoder: BatchedEncoder, spe
         (folder / "ids.json").write_text(json.dumps(ids))
         (folder / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
 
-    if encoder.has_sparse and spec.stem != NO_STEMMER:
-        log.warning("index.stem=%s does not apply: %s's sparse side is its own lexical weights, not BM25",
-                    spec.stem, encoder.model_id)
     ekey = embeddings_key(digest, encoder, windowed)
     efolder, e_reused = cache.get_or_build("embeddings", ekey, embed)
     sparse_folder, sparse_kind = efolder, LexicalSparse.kind
@@ -142,8 +142,8 @@ def bm25_folder(ids: list[str], sparse_texts: list[str], cache: FolderCache, dig
     versions x the stemmer); the one entry both the full build and ``ham-ask``'s sparse-first
     answer use."""
     digest = digest or strings_digest(ids, sparse_texts)
-    analyzer = [] if stem == NO_STEMMER else [stem]   # unstemmed entries keep the keys they had
-    folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION, TOKENIZER_VERSION, *analyzer]),
+    folder, _ = cache.get_or_build("bm25", key_of(["bm25", digest, INDEX_VERSION, TOKENIZER_VERSION,
+                                                   *stemmer_key(stem)]),
                                    lambda folder: BM25Sparse.build(sparse_texts, stem).save(folder)
                                    if sparse_texts else None)
     return folder

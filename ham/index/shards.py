@@ -47,7 +47,7 @@ from ham.index.hybrid import HybridIndex
 from ham.index.ondisk import ShardedVectors, StreamedBM25, UnitIds, UnitIdsWriter, build_bm25, term_counts
 from ham.index.sparse import LexicalSparse
 from ham.index.windows import encode_windowed, encoding_key_parts, is_windowed, truncation
-from ham.text import NO_STEMMER, TOKENIZER_VERSION, check_stemmer, tokenize
+from ham.text import NO_STEMMER, TOKENIZER_VERSION, check_stemmer, stemmer_key, tokenize
 
 log = logging.getLogger("ham.index.shards")
 SHARDS_VERSION = "1"
@@ -106,6 +106,7 @@ def plan_shards(ids: Sequence[str], texts: Sequence[str], contents: Sequence[str
     if not isinstance(shard_size, int) or shard_size < 1:
         raise ValueError(f"sharded index: shard_size must be a positive integer, not {shard_size!r}")
     spec, root = _encoder_spec(encoder), str(Path(cache_root))
+    stem = check_stemmer(stem, "index.stem")
     starts = range(0, len(ids), shard_size) if len(ids) else [0]
 
     def part(values, a):
@@ -113,7 +114,7 @@ def plan_shards(ids: Sequence[str], texts: Sequence[str], contents: Sequence[str
 
     return [ShardTask(i, tuple(ids[a:a + shard_size]), tuple(texts[a:a + shard_size]), part(contents, a), spec, root,
                       part(sparse_texts, a) if sparse_texts is not None and sparse_texts is not texts else None,
-                      check_stemmer(stem, "index.stem"))
+                      stem)
             for i, a in enumerate(starts)]
 
 
@@ -121,7 +122,7 @@ def shard_key(task: ShardTask, encoder: BatchedEncoder) -> str:
     sparse = None if task.sparse_texts is None else _digest(task.ids, task.sparse_texts)
     return key_of(["shard", _digest(task.ids, task.texts), sparse,
                    *encoding_key_parts(encoder, is_windowed(encoder, task.contents)),
-                   "terms", TOKENIZER_VERSION, SHARDS_VERSION, *([] if task.stem == NO_STEMMER else [task.stem])])
+                   "terms", TOKENIZER_VERSION, SHARDS_VERSION, *stemmer_key(task.stem)])
 
 
 def run_shard(task: ShardTask) -> dict:
