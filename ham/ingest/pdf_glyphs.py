@@ -117,6 +117,17 @@ def decode_chars(chars: list[dict]) -> None:
             ch["text"] = decoded([ch])
 
 
+# LaTeX's picture-mode fonts: quarter circles and line slopes that draw, never letters (texinfo's
+# @cartouche sets its rounded corners in lcircle10, "(cid:8)" to "(cid:11)" beside the example's text)
+_PICTURE_FONT = re.compile(r"^(?:LCIRCLE|LCIRCLEW|LINE|LINEW)\d+$", re.I)
+
+
+def is_picture_glyph(word: dict) -> bool:
+    """A word set in one of LaTeX's picture fonts (``lcircle10``, ``line10``): a piece of a
+    drawing, no text."""
+    return bool(_PICTURE_FONT.match(base_font(word.get("fontname", ""))))
+
+
 def is_glyph_code(text: str) -> bool:
     """A word that is one glyph code pdfminer left unmapped, "(cid:136)"."""
     return bool(_CID.fullmatch(text))

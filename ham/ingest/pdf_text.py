@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ham.ingest.levels import continues_decimal, numbering_of
-from ham.ingest.pdf_glyphs import (base_font, copyright_signs, decoded, is_glyph_code, is_private_use,
-                                   needs_decoding)
+from ham.ingest.pdf_glyphs import (base_font, copyright_signs, decoded, is_glyph_code, is_picture_glyph,
+                                   is_private_use, needs_decoding)
 from ham.ingest.pdf_icons import is_icon, place_icons
 
 WORD_SETTINGS = {"x_tolerance_ratio": 0.15, "keep_blank_chars": False, "use_text_flow": False,
                  "extra_attrs": ["size", "fontname"]}
 MARKERS_READ = "unmapped or private-use glyphs opening a line (read as list bullets)"
+PICTURE_GLYPHS = "LaTeX picture-font glyphs left out (box corners, line pieces)"
 COLUMN_GAP = 2.5
 OVERLAP = 0.35     # a superscript footnote mark overlaps its line by about 45% of its height
 _EXTENSION = re.compile(r"^(?:CMEX|LMEX|EUEX)\d|MathExtension|^esint", re.I)
@@ -308,8 +309,8 @@ def _text_box(word: dict, baseline: float) -> None:
 def page_lines(page, inside_tables, bold: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[Line]:
     """The lines of a pdfplumber page, words inside a found table left out (read with the table).
     ``bold``: the PDF's bold fonts by descriptor (``bold_fonts``). Icon fonts' glyphs are no words
-    (``ham.ingest.pdf_icons``); ``tally`` counts what became of them and the glyphs read as list
-    bullets."""
+    (``ham.ingest.pdf_icons``), nor are LaTeX's picture-font pieces (``pdf_glyphs.is_picture_glyph``);
+    ``tally`` counts what became of them and the glyphs read as list bullets."""
     words, icons = [], []
     for w in page.extract_words(**WORD_SETTINGS, return_chars=True):
         chars = w.pop("chars")
@@ -320,6 +321,10 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset(), tally: C
         if first.get("upright") and first.get("matrix"):
             w["baseline"] = first["matrix"][5]
             _text_box(w, float(page.height) - w["baseline"])
+        if is_picture_glyph(w):
+            if tally is not None:
+                tally[PICTURE_GLYPHS] += 1
+            continue
         if not inside_tables(w):
             (icons if is_icon(w) else words).append(w)
     lines = group_lines(words)

@@ -136,3 +136,18 @@ def test_a_table_cell_reads_its_glyphs_back_as_running_text_does(tmp_path):
     (doc,), _ = ingest_corpus(tmp_path)
     (table,) = [n for n in doc.leaves() if n.kind == "table"]
     assert table.text.splitlines() == ["Option | Values", "-q | • quiet"]
+
+
+def test_latex_picture_font_pieces_are_no_words_and_are_counted():
+    # texinfo's @cartouche: its rounded corners are lcircle10 glyphs on the example's first line
+    from collections import Counter
+    from ham.ingest.pdf_text import PICTURE_GLYPHS
+    page = _Page([_chars("(cid:11)", "MBWZLE+LCIRCLE10"), _chars("might", "CMR10", x0=95),
+                  _chars("look", "CMR10", x0=130), _chars("(cid:8)", "LCIRCLE10", x0=500),
+                  _chars("(cid:3)", "LINE10", x0=520)])
+    tally = Counter()
+    assert [ln.text for ln in page_lines(page, lambda w: False, tally=tally)] == ["might look"]
+    assert tally[PICTURE_GLYPHS] == 3
+    # the same codes in a text face are read as that face's glyphs, not dropped
+    page = _Page([_chars("(cid:11)", "CMR10"), _chars("x", "CMR10", x0=95)])
+    assert [ln.text for ln in page_lines(page, lambda w: False)] == ["ff x"]
