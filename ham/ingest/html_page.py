@@ -21,21 +21,7 @@ Chrome (never content)
     ``ham.ingest.html_content``. A redirect page (``<meta http-equiv="refresh">`` with a URL) is
     not read at all, and counted as excluded.
 
-Texinfo (makeinfo/texi2any, known by ``<meta name="Generator">``; only on such pages)
-    Its navigation panel, on top and at the foot of every page (``div.header``, texinfo 7
-    ``div.nav-panel``: "Next: ..., Previous: ..., Up: ... [Contents][Index]"), the headings of its
-    tables of contents, the "Footnotes" label (``.footnotes-heading``), the pilcrow links of
-    definitions and headings (``a.copiable-anchor``, texinfo 7 ``a.copiable-link``) and the empty
-    category label ": " of a ``@deftypefn {}`` line are chrome. The tables of contents
-    (``div.contents``, ``div.shortcontents``) and the menus listing a node's child pages
-    (``table.menu``, ``ul.section-toc``, texinfo 7 ``ul.mini-toc``) are the page's table of
-    contents: skipped where they sit (child pages go there), their first-level entries order the
-    child pages before any cross-reference does. A footnote's "(n)" heading leads its text, and its
-    citation reads "(n)" too (not a superscript glued to the word before it). The
-    top page's ``<title>`` "Top (Manual)" names the manual, so its title heading is the document's.
-    A page holding a printed index (``@printindex``: the concept, function, operator indexes) is a
-    generated index page, skipped like Sphinx's. ``div.header`` or ``div.contents`` in other HTML
-    is left alone.
+Texinfo pages (makeinfo/texi2any): ``ham.ingest.html_texinfo``.
 
 Page content (paragraphs, steps, tables, figures) is read by ``ham.ingest.html_content``; a page's
 credits (copyright, contributors, feedback, permission notices) are left out and counted by
@@ -55,6 +41,8 @@ from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
 from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import TOC_CHROME, classes, flatten, normalise, remove_chrome
+from ham.ingest.html_texinfo import (TEXINFO_ENTRIES, TEXINFO_GENERATORS, TEXINFO_TOCS, printed_indexes,
+                                     remove_texinfo_chrome, texinfo_title)
 from ham.ingest.report import IngestReport, read_bytes
 from ham.ingest.structure import remove_front_matter
 
@@ -69,15 +57,8 @@ _PUBLICAN_CHROME = "div#banner, p#title"   # the site banner and the two logo li
 _MEDIAWIKI_CHROME = ("#siteSub, #contentSub, #jump-to-nav, .mw-jump-link, .printfooter, #catlinks, .mw-editsection, "
                      ".mwe-math-mathml-inline, .mwe-math-mathml-display, div.thumbinner a.external, div.magnify")
 _TOC_ENTRIES = "div.toctree-wrapper li.toctree-l1 > a, dl.toc > dt a"  # a TOC's first-level links
-_TEXINFO_CHROME = ("div.header, div.nav-panel, p.nav-panel, h2.contents-heading, h2.shortcontents-heading, "
-                   ".footnotes-heading, a.copiable-anchor, a.copiable-link")
-_TEXINFO_TOCS = "div.contents, div.shortcontents, table.menu, ul.section-toc, ul.mini-toc"
-_TEXINFO_ENTRIES = ("div.contents > ul > li > a, table.menu td:first-child a, ul.section-toc > li > a, "
-                    "ul.mini-toc > li > a")
 # Sphinx's general and module indexes (genindex.html, py-modindex.html), whatever links to them
 _SPHINX_INDEX = "table.indextable, table.modindextable, table.genindextable"
-# a printed index (@printindex): texinfo 6 ``table.index-cp``/``index-fn``/..., texinfo 7 ``div.printindex``
-_TEXINFO_INDEX = "div.printindex, table[class*='printindex'], table[class^='index-']"
 
 
 def declared_charset(data: bytes) -> str | None:
@@ -163,35 +144,6 @@ def generator(tree: LexborHTMLParser) -> str:
         if (meta.attributes.get("name") or "").lower() == "generator":
             return (meta.attributes.get("content") or "").strip().lower()
     return ""
-
-
-TEXINFO_GENERATORS = ("makeinfo", "texi2any")   # ``<meta name="Generator" content="makeinfo">``
-
-
-def texinfo_title(title: str) -> str:
-    """The top page's "Top (Manual)" names the manual; other pages keep "Node (Manual)"."""
-    return title[5:-1].strip() if title.startswith("Top (") and title.endswith(")") else title
-
-
-def remove_texinfo_chrome(tree: LexborHTMLParser) -> None:
-    """Texinfo's chrome (module docstring); footnotes read "(n)" at the citation and before the note."""
-    remove_chrome(tree, _TEXINFO_CHROME)
-    for label in tree.css("span.category, span.category-def"):
-        if not normalise(label.text()).strip(":"):
-            label.decompose()
-    for ref in tree.css('a[id^="DOCF"]'):  # the citation "<sup>1</sup>" reads "(1)", as its note does
-        if normalise(ref.text()):
-            ref.insert_before(f" ({normalise(ref.text())})")
-        ref.decompose()
-    for mark in tree.css("div.footnote > h5, div.footnotes-segment > h5"):
-        number, body = normalise(mark.text()), mark.next
-        while body is not None and body.tag == "-text" and not (body.text_content or "").strip():
-            body = body.next
-        if number and body is not None and body.tag == "p" and body.child is not None:
-            body.child.insert_before(number + " ")
-        elif number:
-            mark.insert_before(number + " ")
-        mark.decompose()
 
 
 @dataclass
@@ -295,9 +247,15 @@ def redirects(tree: LexborHTMLParser) -> bool:
 
 
 def head_links(tree: LexborHTMLParser, page: Path, root: Path) -> dict[str, str]:
+    """The pages the ``<link rel>`` elements name. One to a named place on this page
+    (``href="#Concept-index"``: a one-page manual's ``rel="index"``) names a part of the page, not
+    a page; ``href="#"`` names the page itself (Sphinx's search page is its own ``rel="search"``)."""
     links: dict[str, str] = {}
     for link in tree.css("link[rel]"):
-        target = link_target(link.attributes.get("href"), page, root)
+        href = link.attributes.get("href")
+        if href is None or (href.strip().startswith("#") and len(href.strip()) > 1):
+            continue
+        target = link_target(href, page, root)
         for rel in (link.attributes.get("rel") or "").lower().split():
             rel = "prev" if rel == "previous" else rel
             if target and rel not in links:
@@ -323,10 +281,15 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         report.exclude(path, "navigation panel", panels)
     made_by = generator(tree)
     texinfo = made_by in TEXINFO_GENERATORS
+    indexes = printed_indexes(tree) if texinfo else None
     if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \
-            or path.stem.startswith("genindex") or (texinfo and tree.css_first(_TEXINFO_INDEX)):
+            or path.stem.startswith("genindex") or (indexes is not None and indexes.whole_page):
         report.add(path, "generated index or search page (navigation, not content)", "document")
         return None
+    if indexes is not None and indexes.nodes:     # a one-page manual's index appendices
+        for node in indexes.nodes:
+            node.decompose()
+        report.exclude(path, "printed index (@printindex)", indexes.count)
     if "_modules" in PurePosixPath(rel).parts[:-1]:   # Sphinx viewcode's highlighted copies of the sources
         report.add(path, "generated source-code page (Sphinx viewcode, _modules/)", "document")
         return None
@@ -345,13 +308,13 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     remove_chrome(tree, _NAV_CHROME)
     remove_site_headers(tree)
     order = [link_target(a.attributes.get("href"), path, root) for a in tree.css("a[href]")]
-    entries = _TOC_ENTRIES + (", " + _TEXINFO_ENTRIES if texinfo else "")
+    entries = _TOC_ENTRIES + (", " + TEXINFO_ENTRIES if texinfo else "")
     toc_entries = [link_target(a.attributes.get("href"), path, root) for a in tree.css(entries)]
     if texinfo:  # its menu orders the child pages, not a cross-reference in the text above it
         order = toc_entries + order
     order = menu_order + order
     remove_chrome(tree, TOC_CHROME)
-    walker = ContentWalker(path, root, report, rel, set(tree.css(_TEXINFO_TOCS)) if texinfo else ())
+    walker = ContentWalker(path, root, report, rel, set(tree.css(TEXINFO_TOCS)) if texinfo else ())
     try:
         blocks = walker.run(tree.body)
     except RecursionError:

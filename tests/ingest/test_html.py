@@ -191,6 +191,18 @@ def test_sphinx_generated_index_page_is_not_content(tmp_path):
         [str(p) for p in report.problems]
 
 
+def test_a_search_page_is_its_own_rel_search_but_a_link_into_a_page_is_no_index_page(tmp_path):
+    # Sphinx's search.html declares itself with href="#"; a one-page manual's rel="index" names an anchor
+    (tmp_path / "search.html").write_text('<html><head><link rel="search" title="Search" href="#" /></head>'
+                                          '<body><h1>Search</h1><p>Searching for multiple words.</p></body></html>')
+    (tmp_path / "manual.html").write_text('<html><head><link rel="index" href="#Index" /></head><body>'
+                                          '<h1>Manual</h1><p>text</p><h2 id="Index">Index</h2><p>A, B</p></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    assert [d.source for d in docs] == ["manual.html"]
+    assert [str(p) for p in report.problems] == \
+        ["search.html: generated index or search page (navigation, not content) (document skipped)"]
+
+
 def test_without_up_links_or_breadcrumbs_the_listing_toctree_is_the_parent(tmp_path):
     """Themes such as alabaster write neither rel="up" nor breadcrumbs."""
     (tmp_path / "guide").mkdir()

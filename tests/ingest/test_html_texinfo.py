@@ -297,3 +297,55 @@ def test_a_page_that_only_reloads_itself_is_read(tmp_path):
                                           encoding="utf-8")
     docs, report = ingest_corpus(tmp_path)
     assert [n.text for n in docs[0].leaves()] == ["All systems normal."] and not report.excluded_totals()
+
+
+def one_page_manual(index_in_chapter: bool = False) -> str:
+    """A manual made with ``makeinfo --no-split`` (R's manuals): every node on one page, the
+    ``<link rel="index">`` pointing into it, the Top node's heading repeating the title, and an
+    index appendix (or, ``index_in_chapter``, an index printed at the end of a chapter with text)."""
+    entry = '<tr><td></td><td valign="top"><a href="#index-plot"><code>plot</code></a>:</td>' \
+            '<td>&nbsp;</td><td valign="top"><a href="#Plotting">Plotting</a></td></tr>'
+    jump = ('<table summary=""><tr><th valign="top">Jump to: &nbsp; </th><td><a class="summary-letter" '
+            'href="#Index_fn_letter-P"><b>P</b></a></td></tr></table>')
+    index = f'{jump}<table class="index-fn" border="0">{entry}</table>{jump}'
+    appendix = ("" if index_in_chapter else '<div class="appendix" id="Function-index">\n'
+                f'{nav(prev="Plotting", up="Top")}<span id="Function-index-1"></span>'
+                f'<h2 class="appendix">Appendix A Function index</h2>\n{index}\n</div>')
+    return page("An Introduction to Gadgets", f"""
+<h1 class="settitle" align="center">An Introduction to Gadgets</h1>
+<div class="top" id="Top">
+{nav(next_="Plotting")}
+<span id="An-Introduction-to-Gadgets"></span><h1 class="top">An Introduction to Gadgets</h1>
+<p>This manual introduces gadgets.</p>
+</div>
+<div class="chapter" id="Plotting">
+{nav(next_="Function-index", prev="Top", up="Top")}
+<span id="Plotting-1"></span><h2 class="chapter">1 Plotting</h2>
+<p>Call plot to draw a gadget.</p>
+{index if index_in_chapter else ""}
+</div>
+{appendix}""", '<link href="#Top" rel="start" title="Top">\n<link href="#Function-index" rel="index" title="Function index">')
+
+
+def test_a_one_page_manual_is_read_without_its_printed_index(tmp_path):
+    (tmp_path / "gadgets.html").write_text(one_page_manual(), encoding="utf-8")
+    docs, report = ingest_corpus(tmp_path)
+    # the page is not taken for its own index (its rel="index" points into it), and is read
+    assert report.problems == [] and len(docs) == 1
+    doc = docs[0]
+    assert doc.title == "An Introduction to Gadgets"
+    # the Top node's repeated title is no section: its text is the document's, chapters are sections
+    assert [c.title for c in doc.root.children if c.kind == "section"] == ["1 Plotting"]
+    assert doc.root.children[0].text == "This manual introduces gadgets."
+    assert texts(doc) == ["This manual introduces gadgets.", "Call plot to draw a gadget."]
+    assert not any("index" in (n.title or "").lower() for n in doc.root.walk())
+    assert report.excluded["gadgets.html"]["printed index (@printindex)"] == 1
+
+
+def test_an_index_printed_in_a_chapter_with_text_leaves_the_chapter(tmp_path):
+    (tmp_path / "gadgets.html").write_text(one_page_manual(index_in_chapter=True), encoding="utf-8")
+    docs, report = ingest_corpus(tmp_path)
+    assert report.problems == [] and len(docs) == 1
+    assert texts(docs[0]) == ["This manual introduces gadgets.", "Call plot to draw a gadget."]
+    assert [c.title for c in docs[0].root.children if c.kind == "section"] == ["1 Plotting"]
+    assert report.excluded["gadgets.html"]["printed index (@printindex)"] == 1
