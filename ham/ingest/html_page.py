@@ -30,6 +30,7 @@ credits (copyright, contributors, feedback, permission notices) are left out and
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path, PurePosixPath
@@ -136,6 +137,23 @@ def breadcrumb_parent(tree: LexborHTMLParser, page: Path, root: Path, rel: str) 
     targets = [link_target(a.attributes.get("href"), page, root) for a in crumbs]
     targets = [t for t in targets if t and t != rel]
     return targets[-1] if targets else None
+
+
+_XHTML = re.compile(r"^\s*(?:<\?xml\b|<!DOCTYPE\s+html\s+PUBLIC\s+\"-//W3C//DTD XHTML)|"
+                    r"<html\b[^>]*\bxmlns=[\"']http://www\.w3\.org/1999/xhtml", re.I)
+# an element written empty in XML syntax, ``<a id="x"/>``, that HTML has no void element for
+_SELF_CLOSED = re.compile(r"<(?!(?:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr)\b)"
+                          r"([A-Za-z][\w:-]*)(\s[^<>]*?)?\s*/>")
+
+
+def xhtml_as_html(text: str) -> str:
+    """An XHTML page (DocBook XSL's, saved as .html) with its empty elements closed, as XML reads
+    them: an HTML parser takes ``<a id="x"/>`` for an open ``<a>``, and the caption, paragraph or
+    table after it would sit inside that anchor (169 of the Debian Reference's 170 table captions
+    lost their table so). Other pages are returned as they are."""
+    if not _XHTML.search(text[:4096]):
+        return text
+    return _SELF_CLOSED.sub(lambda m: f"<{m.group(1)}{m.group(2) or ''}></{m.group(1)}>", text)
 
 
 def generator(tree: LexborHTMLParser) -> str:
@@ -268,7 +286,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if text is None:
         return None
     rel = report.rel(path)
-    tree = LexborHTMLParser(text)
+    tree = LexborHTMLParser(xhtml_as_html(text))
     if redirects(tree):
         report.exclude(path, "redirect page")
         return None
