@@ -122,7 +122,7 @@ def placed_blocks(page: Page, depth: int, kids: list[str] = (),
     blocks: list[Block] = []
     page_blocks = title_page_first(page)
     moved = page.blocks.index(page_blocks[0]) if page_blocks is not page.blocks else None
-    synthetic = page_blocks[0].kind != "heading"
+    synthetic = not page_blocks or page_blocks[0].kind != "heading"
 
     def at(position: int | None) -> int | None:   # a position in the page's blocks -> in ``blocks``
         if position is None:

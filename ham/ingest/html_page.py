@@ -40,6 +40,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
+from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
 from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import TOC_CHROME, classes, flatten, normalise, remove_chrome
 from ham.ingest.html_texinfo import (TEXINFO_ENTRIES, TEXINFO_GENERATORS, TEXINFO_TOCS, printed_indexes,
@@ -318,7 +319,19 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if texinfo:
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)
-    menu, menu_order = menu_parents(tree, path, root)   # read before the menu is removed as chrome
+    mdbook = is_mdbook(text)
+    if mdbook and path.name == "print.html":
+        report.exclude(path, "the whole book on one page (mdBook's print.html)")
+        return None
+    # read before the menus are removed as chrome
+    if mdbook:
+        menu, menu_order, home = sidebar_parents(tree, lambda href: link_target(href, path, root))
+        if rel == home and is_home_copy(tree):    # the first chapter again: the book's root, no text
+            report.exclude(path, "copy of the first chapter (mdBook's index.html)")
+            return Page(path, rel, book_title(tree) or title, None, None, None, menu_order, [], [], None, menu)
+        remove_chrome(tree, MDBOOK_CHROME)
+    else:
+        menu, menu_order = menu_parents(tree, path, root)
     if made_by.startswith("publican"):
         remove_chrome(tree, _PUBLICAN_CHROME)
     elif made_by.startswith("mediawiki"):
