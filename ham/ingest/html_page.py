@@ -36,7 +36,7 @@ from email.message import Message
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
@@ -254,6 +254,18 @@ def menu_parents(tree: LexborHTMLParser, path: Path, root: Path) -> tuple[dict[s
     return {k: v for k, v in parents.items() if v and v != k}, order
 
 
+def hidden_toctree_list(toc: LexborNode) -> list[LexborNode]:
+    """The links of the list right after an empty Sphinx toctree: a ``:hidden:`` toctree writes no
+    entries, and a page that lists its children itself (Scrapy's index: a ``dl`` of pages under each
+    section) places them where that list sits, not all under its first table of contents."""
+    if "toctree-wrapper" not in classes(toc):
+        return []
+    after = toc.next
+    while after is not None and after.tag == "-text" and not (after.text_content or "").strip():
+        after = after.next
+    return after.css("a[href]") if after is not None and after.tag in ("dl", "ul", "ol") else []
+
+
 def redirects(tree: LexborHTMLParser) -> bool:
     """A page that sends the reader elsewhere at once (``<meta http-equiv="refresh" content="0;
     url=...">``: texinfo writes one such stub per anchor, 2,356 in the Octave manual: 2,324
@@ -353,7 +365,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         return None
     toc_places: dict[str, int] = {}   # a page of several tables of contents: each lists its own children
     for at, toc in walker.tocs_at:
-        for a in toc.css("a[href]"):
+        for a in toc.css("a[href]") or hidden_toctree_list(toc):
             target = link_target(a.attributes.get("href"), path, root)
             if target and target != rel:
                 toc_places.setdefault(target, at)

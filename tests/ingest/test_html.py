@@ -283,3 +283,22 @@ def test_an_xhtml_page_closes_its_empty_anchors_so_a_table_keeps_its_caption(tmp
     from ham.ingest.html_page import xhtml_as_html
     assert xhtml_as_html('<p><a id="x"/>text</p>') == '<p><a id="x"/>text</p>'
     assert xhtml_as_html('<?xml version="1.0"?><p><a id="x"/><br/>t</p>') == '<?xml version="1.0"?><p><a id="x"></a><br/>t</p>'
+
+
+def test_pages_listed_after_a_hidden_toctree_go_to_that_section(tmp_path):
+    # Scrapy's index: each section's toctree is :hidden: (an empty wrapper) and a dl lists its pages
+    def section(name, pages):
+        items = "".join(f'<dt><a class="reference internal" href="{p}.html">{p}</a></dt><dd><p>About {p}.</p></dd>'
+                        for p in pages)
+        return (f'<section id="{name}"><h2>{name}</h2><div class="toctree-wrapper compound">\n</div>\n'
+                f'<dl class="simple">{items}</dl></section>')
+    (tmp_path / "index.html").write_text(f'<html><head><title>Tool</title></head><body><section><h1>Tool</h1>'
+                                         f'{section("Basics", ["spiders"])}{section("Extending", ["signals"])}'
+                                         '</section></body></html>')
+    for name in ("spiders", "signals"):
+        (tmp_path / f"{name}.html").write_text(f'<html><head><link rel="up" href="index.html"/></head><body>'
+                                               f'<h1>{name}</h1><p>{name} text.</p></body></html>')
+    docs, _ = ingest_corpus(tmp_path)
+    assert len(docs) == 1
+    assert heading_path(docs[0], leaf_with(docs[0], "text", "spiders text")) == ["Basics", "spiders"]
+    assert heading_path(docs[0], leaf_with(docs[0], "text", "signals text")) == ["Extending", "signals"]
