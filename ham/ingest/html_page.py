@@ -16,7 +16,8 @@ Chrome (never content)
     Sphinx's generated index and
     search pages (the targets of ``<link rel="index|search">``, ``genindex*.html``, and any page
     holding Sphinx's ``table.indextable``: the module index ``py-modindex.html`` too) and its
-    highlighted source copies (``_modules/``, from the viewcode extension); an error page (``404.html``,
+    highlighted source copies (``_modules/``, from the viewcode extension), and so are the
+    "[source]" links to them beside API signatures (``span.viewcode-link``); an error page (``404.html``,
     as Sphinx and MkDocs themes ship) is not read, and counted as excluded; icons are skipped by
     ``ham.ingest.html_content``. A redirect page (``<meta http-equiv="refresh">`` with a URL) is
     not read at all, and counted as excluded.
@@ -52,7 +53,7 @@ from ham.ingest.structure import remove_front_matter
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
                "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, form, #searchbox, "
                "div.searchbox, button, input, select, div#footer, ul.docnav, div.navbar, div.bs-sidebar, "
-               "div.modal, body > address")
+               "div.modal, body > address, span.viewcode-link")
 _PUBLICAN_CHROME = "div#banner, p#title"   # the site banner and the two logo links atop every page
 # MediaWiki's page chrome, the hidden MathML beside each formula's image (its alt holds the TeX),
 # and the "[*]" file links an HTML export leaves in thumbnail boxes

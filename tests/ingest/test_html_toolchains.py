@@ -201,7 +201,9 @@ SPHINX_API = (
     "<dd><p>Variables every template sees.</p></dd></dl>"
     "<dl class='py method'><dt class='sig sig-object py' id='pkg.Environment.get_template'>"
     "<span class='sig-name descname'><span class='pre'>get_template</span></span><span class='sig-paren'>(</span>"
-    "<em class='sig-param'>name</em><span class='sig-paren'>)</span></dt>"
+    "<em class='sig-param'>name</em><span class='sig-paren'>)</span>"
+    "<a class='reference internal' href='_modules/pkg.html#Environment.get_template'><span class='viewcode-link'>"
+    "<span class='pre'>[source]</span></span></a></dt>"
     "<dd><p>Load a template by name.</p></dd></dl></dd></dl>"
     "<p>Text after the class.</p>"
     "<section id='loaders'><h2>Loaders</h2><p>Loaders find templates.</p></section></section>")
@@ -215,6 +217,7 @@ def test_a_sphinx_api_object_is_a_section_and_its_nested_objects_sections_below_
     assert heading_path(doc, leaf_with(doc, "text", "Load a template")) == ["class pkg.Environment()", "get_template()"]
     assert heading_path(doc, leaf_with(doc, "text", "Variables every")) == ["class pkg.Environment()", "globals"]
     assert "globals" not in leaves   # an attribute's signature is only its name: the heading says it
+    assert not any("[source]" in t for t in leaves)   # viewcode's link to the highlighted source
     params = leaf_with(doc, "text", "loader (BaseLoader)")
     assert params.text == "Parameters: loader (BaseLoader) – where templates come from\ncache_size (int) – how many are kept"
     assert heading_path(doc, params) == ["class pkg.Environment()"]
