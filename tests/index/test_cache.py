@@ -112,3 +112,20 @@ def test_exact_scores_come_from_the_stored_embeddings(first):
     assert dense.shape[0] == built.info["text"]["size"] and np.array_equal(index.vectors, dense)
     hnsw = _prepare(root, corpus, "index=hnsw").indexes["text"]
     assert np.array_equal(hnsw.vectors, dense)   # HNSW keeps the full vectors: a view of them
+
+
+def test_the_corpus_cache_is_keyed_by_the_ingest_code_as_well_as_its_version(tmp_path, monkeypatch):
+    # a change to the code that reads documents, version bumped or not, never reuses the old trees
+    import ham.ingest.corpus as corpus_module
+    cache = FolderCache(tmp_path)
+    load_corpus(CORPUS, cache)
+    built = {p.name for p in (tmp_path / "corpus").iterdir()}
+    load_corpus(CORPUS, cache)
+    assert {p.name for p in (tmp_path / "corpus").iterdir()} == built, "the same code reuses its trees"
+    monkeypatch.setattr(corpus_module, "ingest_code_hash", lambda: "other code")
+    calls = []
+    real = corpus_module.ingest_corpus
+    monkeypatch.setattr(corpus_module, "ingest_corpus", lambda root: calls.append(root) or real(root))
+    load_corpus(CORPUS, cache)
+    assert calls == [CORPUS] and len(list((tmp_path / "corpus").iterdir())) == len(built) + 1
+
