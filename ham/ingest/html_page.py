@@ -43,7 +43,7 @@ from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
 from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
 from ham.ingest.html_nav import icon_navigation
-from ham.ingest.html_text import TOC_CHROME, classes, flatten, normalise, remove_chrome
+from ham.ingest.html_text import TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome
 from ham.ingest.html_texinfo import (TEXINFO_ENTRIES, TEXINFO_GENERATORS, TEXINFO_TOCS, printed_indexes,
                                      remove_texinfo_chrome, texinfo_title)
 from ham.ingest.report import IngestReport, read_bytes
@@ -349,6 +349,9 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         remove_chrome(tree, _PUBLICAN_CHROME)
     elif made_by.startswith("mediawiki"):
         remove_chrome(tree, _MEDIAWIKI_CHROME)
+    tabs = label_tab_panels(tree)     # before the tab buttons go as chrome
+    if tabs:
+        report.exclude(path, "tab labels (put in front of their panels)", tabs)
     remove_chrome(tree, _NAV_CHROME)
     remove_site_headers(tree)
     order = [link_target(a.attributes.get("href"), path, root) for a in tree.css("a[href]")]

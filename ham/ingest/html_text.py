@@ -80,6 +80,27 @@ def remove_chrome(tree: LexborHTMLParser, selectors: str) -> None:
         node.decompose()
 
 
+def label_tab_panels(tree: LexborHTMLParser) -> int:
+    """Each tab panel's label (``[role=tabpanel][aria-labelledby]``: sphinx-tabs' "Bash", "Fish",
+    "CMD", "Powershell") put in front of the panel's first paragraph or code display, as "Bash:",
+    before the tab buttons go as chrome: the four panels of one command otherwise read as four
+    units that say nothing of which shell each is for. Returns how many panels were labelled."""
+    labelled = 0
+    for panel in tree.css("[role=tabpanel][aria-labelledby]"):
+        tab = tree.css_first(f'[id="{panel.attributes.get("aria-labelledby")}"]')
+        label = normalise(tab.text()) if tab is not None else ""
+        first = panel.css_first("pre, p")
+        if not label or first is None:
+            continue
+        text = f"{label}:\n" if first.tag == "pre" else f"{label}: "
+        if first.child is not None:
+            first.child.insert_before(text)
+        else:
+            first.insert_child(text)
+        labelled += 1
+    return labelled
+
+
 _TOP = re.compile(r"^\W*(back to (the )?top|top of (the )?page|to top|top)\W*$", re.I)
 
 

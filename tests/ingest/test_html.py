@@ -302,3 +302,19 @@ def test_pages_listed_after_a_hidden_toctree_go_to_that_section(tmp_path):
     assert len(docs) == 1
     assert heading_path(docs[0], leaf_with(docs[0], "text", "spiders text")) == ["Basics", "spiders"]
     assert heading_path(docs[0], leaf_with(docs[0], "text", "signals text")) == ["Extending", "signals"]
+
+
+def test_a_tab_panel_says_which_tab_it_is(tmp_path):
+    # sphinx-tabs: the labels are buttons (chrome); each panel is linked to its button by aria-labelledby
+    tabs = ('<div class="sphinx-tabs docutils container"><div role="tablist">'
+            '<button class="sphinx-tabs-tab" id="tab-0-QmFzaA==" role="tab">Bash</button>'
+            '<button class="sphinx-tabs-tab" id="tab-0-Q01E" role="tab">CMD</button></div>'
+            '<div aria-labelledby="tab-0-QmFzaA==" class="sphinx-tabs-panel" role="tabpanel">'
+            '<div class="highlight"><pre><span></span>$ export PORT=8000\n</pre></div></div>'
+            '<div aria-labelledby="tab-0-Q01E" class="sphinx-tabs-panel" role="tabpanel" hidden="true">'
+            '<p>Set it first.</p><div class="highlight"><pre>&gt; set PORT=8000\n</pre></div></div></div>')
+    (tmp_path / "cli.html").write_text(f"<html><body><h1>CLI</h1><p>Choose the port.</p>{tabs}</body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert [n.text for n in docs[0].leaves()] == ["Choose the port.", "Bash:\n$ export PORT=8000",
+                                                  "CMD: Set it first.", "> set PORT=8000"]
+    assert report.excluded["cli.html"]["tab labels (put in front of their panels)"] == 2
