@@ -151,9 +151,10 @@ class ContentWalker(MediaWalker, LinkCollector):
             self.report.exclude(self.page, "back-to-top link", 1)
         elif (tag == "div" and "details" in cls and node.parent is not None
               and node.parent.attributes.get("id") == "header") or cls & CREDIT_CLASSES \
-                or (tag in HEADINGS and tag != "h1" and "maketitle" in cls):
+                or (tag in HEADINGS and tag != "h1" and cls & {"maketitle", "titlerest"}):
             # Asciidoctor's author/revision line; DocBook title-page credits, copyright, legal notice;
-            # the author and date lines LaTeX's \maketitle sets below the title (Hyperlatex)
+            # the author and date lines LaTeX's \maketitle sets below the title (Hyperlatex; HEVEA's
+            # h3.titlerest)
             self.report.exclude(self.page, "front matter (copyright, credits)", 1)
         elif tag in HEADINGS and not (self.step_depth or self.admonition_depth or "subtitle" in cls):
             self.heading(node, int(tag[1]) + refentry_depth(node))

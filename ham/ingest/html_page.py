@@ -255,6 +255,18 @@ def menu_parents(tree: LexborHTMLParser, path: Path, root: Path) -> tuple[dict[s
     return {k: v for k, v in parents.items() if v and v != k}, order
 
 
+def hevea_title(tree: LexborHTMLParser, title: str, path: Path) -> str:
+    """HEVEA sets LaTeX's ``\\maketitle`` as ``h1.titlemain`` (the authors and date below it as
+    ``h3.titlerest``, credits): the document's title, no section. Its ``<title>`` is the file's
+    name unless the source set one ("user" for user.html)."""
+    main = tree.css_first("h1.titlemain")
+    if main is None:
+        return title
+    text = flatten(main)
+    main.decompose()
+    return text if not title or title == path.stem else title
+
+
 def hidden_toctree_list(toc: LexborNode) -> list[LexborNode]:
     """The links of the list right after an empty Sphinx toctree: a ``:hidden:`` toctree writes no
     entries, and a page that lists its children itself (Scrapy's index: a ``dl`` of pages under each
@@ -329,6 +341,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         report.exclude(path, "error page (404.html)")
         return None
     up = links.get("up") or breadcrumb_parent(tree, path, root, rel)
+    title = hevea_title(tree, title, path) if made_by.startswith("hevea") else title
     if texinfo:
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)

@@ -318,3 +318,17 @@ def test_a_tab_panel_says_which_tab_it_is(tmp_path):
     assert [n.text for n in docs[0].leaves()] == ["Choose the port.", "Bash:\n$ export PORT=8000",
                                                   "CMD: Set it first.", "> set PORT=8000"]
     assert report.excluded["cli.html"]["tab labels (put in front of their panels)"] == 2
+
+
+def test_a_hevea_title_is_the_documents_title_and_its_authors_are_credits(tmp_path):
+    (tmp_path / "user.html").write_text(
+        '<html><head><meta name="generator" content="hevea 2.36"><title>user</title></head><body>'
+        '<table class="title"><tr><td style="padding:1ex"><h1 class="titlemain">Free Pascal<br>User\'s Guide</h1>'
+        '<h3 class="titlerest">Michael Van Canneyt</h3><h3 class="titlerest">March 2023</h3></td></tr></table>'
+        '<h1 id="sec1" class="chapter">Chapter 1 Introduction</h1><p>This is the guide.</p></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert doc.title == "Free Pascal User's Guide"
+    assert [c.title for c in doc.root.children if c.kind == "section"] == ["Chapter 1 Introduction"]
+    assert not any(n.title in ("Michael Van Canneyt", "March 2023") for n in doc.root.walk())
+    assert report.excluded["user.html"]["front matter (copyright, credits)"] == 2
