@@ -2,8 +2,8 @@
 
 Units
     Paragraphs, list items and ``pre`` blocks are text (inline markup flattened, whitespace
-    normalised, zero-width characters removed; ``pre`` keeps its lines; a definition list's term
-    prefixes its definition; DocBook subtitles are text). An ``ol`` outside another step is a
+    normalised, zero-width characters removed; ``pre`` and Doxygen's ``div.fragment`` (a
+    ``div.line`` per line) keep their lines; a definition list's term prefixes its definition; DocBook subtitles are text). An ``ol`` outside another step is a
     procedure, one ``step`` per item (its images belong to it, numbering restarts per list),
     unless it is AsciiDoc's callout list (``div.colist``: notes on the code above it), when
     ``ham.ingest.evidence.is_procedure`` says so (a DocBook ``div.procedure``, a lead-in
@@ -173,9 +173,11 @@ class ContentWalker(MediaWalker, LinkCollector):
             self.term_alone()   # a term whose definition held no text is text of its own
         elif (tag == "figure" or (tag == "div" and cls & {"figure", "informalfigure"})) and not self.figure_caption:
             self.figure(node)
-        elif tag == "pre":
-            self.absorb(node)
-            code = node.text(deep=True).strip("\n")
+        elif tag == "pre" or (tag == "div" and "fragment" in cls):
+            self.absorb(node)   # Doxygen's code listing is a div.fragment of div.line rows, one per line
+            lines = node.css("div.line") if tag == "div" else None
+            code = "\n".join(ln.text(deep=True) for ln in lines) if lines else node.text(deep=True)
+            code = code.strip("\n")
             prefix = self.take_prefix().rstrip()
             self.emit("text", text=f"{prefix}\n{code}" if prefix else code)
         elif tag == "ol":

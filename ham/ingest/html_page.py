@@ -41,6 +41,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
+from ham.ingest.html_doxygen import DOXYGEN_CHROME, is_doxygen, take_title, titled
 from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
 from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome
@@ -341,6 +342,11 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         report.exclude(path, "error page (404.html)")
         return None
     up = links.get("up") or breadcrumb_parent(tree, path, root, rel)
+    doxygen_title = ""
+    if is_doxygen(made_by):
+        doxygen_title = take_title(tree)
+        title = doxygen_title or title
+        remove_chrome(tree, DOXYGEN_CHROME)
     title = hevea_title(tree, title, path) if made_by.startswith("hevea") else title
     if texinfo:
         title = texinfo_title(title)
@@ -391,6 +397,10 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     toc_at = moved[walker.tocs_at[0][0]] if walker.tocs_at else None
     toc_places = {page: moved[at] for page, at in toc_places.items()}
     blocks = kept
+    if doxygen_title:      # the page's title heads its h1 sections
+        blocks = titled(blocks, doxygen_title, rel)
+        toc_at = toc_at + 1 if toc_at is not None else None
+        toc_places = {page: at + 1 for page, at in toc_places.items()}
     title = without_site_suffix(title, next((b.text for b in blocks if b.kind == "heading"), ""))
     if not any(b.kind == "image" or b.text.strip() for b in blocks):
         report.add(path, "no content found (no text and no image)", "document")
