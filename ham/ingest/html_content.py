@@ -245,6 +245,12 @@ class ContentWalker(MediaWalker, LinkCollector):
         for dt in dts:
             self.note_node(dt)
             self.absorb(dt)
+        bodies = [c for c in node.iter() if c.tag == "dd"]
+        if not any(normalise(dd.text()) or dd.css_first("img, table") is not None for dd in bodies):
+            # an object with no description (an alias declared before the documented name) is a
+            # signature line, not a section of nothing
+            self.emit("text", text=self.take_prefix() + "\n".join(flatten(dt) for dt in dts))
+            return
         self.emit("heading", text=name, level=outer + 1)
         self.level = outer + 1
         signature = "\n".join(flatten(dt) for dt in dts)

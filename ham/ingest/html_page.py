@@ -16,7 +16,8 @@ Chrome (never content)
     Sphinx's generated index and
     search pages (the targets of ``<link rel="index|search">``, ``genindex*.html``, and any page
     holding Sphinx's ``table.indextable``: the module index ``py-modindex.html`` too) and its
-    highlighted source copies (``_modules/``, from the viewcode extension), and so are the
+    highlighted source copies (``_modules/``, from the viewcode extension) and the HTML files among
+    its static files (``_static/``: Scrapy's sample page for its selector examples), and so are the
     "[source]" links to them beside API signatures (``span.viewcode-link``); an error page (``404.html``,
     as Sphinx and MkDocs themes ship) is not read, and counted as excluded; icons are skipped by
     ``ham.ingest.html_content``. A redirect page (``<meta http-equiv="refresh">`` with a URL) is
@@ -335,6 +336,9 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         for node in indexes.nodes:
             node.decompose()
         report.exclude(path, "printed index (@printindex)", indexes.count)
+    if "_static" in PurePosixPath(rel).parts[:-1]:    # Sphinx's theme and download files (Scrapy's sample page)
+        report.exclude(path, "Sphinx static file (_static/)")
+        return None
     if "_modules" in PurePosixPath(rel).parts[:-1]:   # Sphinx viewcode's highlighted copies of the sources
         report.add(path, "generated source-code page (Sphinx viewcode, _modules/)", "document")
         return None

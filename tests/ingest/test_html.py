@@ -332,3 +332,12 @@ def test_a_hevea_title_is_the_documents_title_and_its_authors_are_credits(tmp_pa
     assert [c.title for c in doc.root.children if c.kind == "section"] == ["Chapter 1 Introduction"]
     assert not any(n.title in ("Michael Van Canneyt", "March 2023") for n in doc.root.walk())
     assert report.excluded["user.html"]["front matter (copyright, credits)"] == 2
+
+
+def test_html_among_sphinx_static_files_is_no_page_of_the_manual(tmp_path):
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / "sample.html").write_text("<html><body><h1>Example website</h1><p>x</p></body></html>")
+    (tmp_path / "index.html").write_text("<html><body><h1>Manual</h1><p>text</p></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert [d.source for d in docs] == ["index.html"]
+    assert report.excluded["_static/sample.html"]["Sphinx static file (_static/)"] == 1

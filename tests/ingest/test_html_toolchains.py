@@ -226,6 +226,21 @@ def test_a_sphinx_api_object_is_a_section_and_its_nested_objects_sections_below_
     assert heading_path(doc, leaf_with(doc, "text", "Loaders find")) == ["Loaders"]
 
 
+def test_an_api_object_with_no_description_is_a_signature_line_not_an_empty_section(tmp_path):
+    # Scrapy declares the alias scrapy.spiders.Spider (nothing in its dd) right before scrapy.Spider
+    def obj(ident, prename, body):
+        return (f"<dl class='py class'><dt class='sig sig-object py' id='{ident}'><em class='property'>"
+                f"<span class='pre'>class</span> </em><span class='sig-prename descclassname'><span class='pre'>"
+                f"{prename}</span></span><span class='sig-name descname'><span class='pre'>Spider</span></span></dt>"
+                f"<dd>{body}</dd></dl>")
+    body = ("<section id='s'><h1>Spiders</h1>" + obj("scrapy.spiders.Spider", "scrapy.spiders.", "")
+            + obj("scrapy.Spider", "scrapy.", "<p>The simplest spider.</p>") + "</section>")
+    doc, _ = one_doc(tmp_path, {"spiders.html": html("Spiders", body)})
+    assert [n.title for n in doc.root.walk() if n.kind != "document" and n.title] == ["class scrapy.Spider"]
+    assert "class scrapy.spiders.Spider" in texts(doc)
+    assert heading_path(doc, leaf_with(doc, "text", "The simplest spider.")) == ["class scrapy.Spider"]
+
+
 def test_an_api_object_in_a_child_page_closes_at_the_child_pages_depth(tmp_path):
     doc, _ = one_doc(tmp_path, {
         "index.html": html("Pkg", "<section><h1>Pkg</h1><p>Docs.</p><div class='toctree-wrapper'><ul>"
