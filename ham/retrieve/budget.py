@@ -25,9 +25,9 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    it fits, else its best-scoring units for the query that fit. Off by default (``ref_chars`` = 0):
    it gains where questions need links and costs at short budgets elsewhere (docs/retrieval_budget.md).
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
-   best units that fit); when none of those fits, its best unit is cut to the room left and the
-   context is full (``last: cut``), or it is skipped and the walk goes on with smaller units
-   (``last: skip``). At most ``k_t`` passages; passages are separated by a newline, counted.
+   best units that fit); when none of those fits, its best unit is cut to the room left, between
+   words (nothing of it when not one word fits), and the context is full (``last: cut``), or it is
+   skipped and the walk goes on with smaller units (``last: skip``). At most ``k_t`` passages; passages are separated by a newline, counted.
 
 With a reranker (``reranker=...``), it rescores the best ``top_n`` fused candidates before the walk,
 and the walk reads them in the reranker's order: their ``f`` is the min-max scaled reranker score
@@ -74,14 +74,17 @@ class TextLength:
         return len(text) if self.unit == "chars" else int(self._count(text))
 
     def cut(self, text: str, budget: int) -> str:
-        """The longest prefix of ``text`` that fits in ``budget``."""
+        """The longest prefix of ``text`` that fits in ``budget`` and ends between words ("" when
+        not one whole word fits): a cut passage never ends inside a word ("The DEFERRABLE tra")."""
         if self(text) <= budget:
             return text
         lo, hi = 0, len(text)
         while lo < hi:
             mid = (lo + hi + 1) // 2
             lo, hi = (mid, hi) if self(text[:mid]) <= budget else (lo, mid - 1)
-        return text[:lo]
+        if lo < len(text) and not text[lo].isspace():
+            lo = max((i for i in range(lo) if text[i].isspace()), default=0)
+        return text[:lo].rstrip()
 
 
 @dataclass
@@ -331,14 +334,19 @@ class BudgetedText:
         gap = self.length("\n")
         passages = self.assembly.passages(scored, own_units, section_of, ancestors_of, size, self.budget, k_t,
                                           rescore, gap, refs_of, linked_units)
-        text, left = [], self.budget
-        for i, p in enumerate(passages):
-            left -= gap if i else 0
+        text, shown, left = [], [], self.budget
+        for p in passages:
+            room = left - (gap if text else 0)
             unit = passage_unit(p, units)
-            if self.length(unit.content) > left:   # the first or the last passage: cut to what is left
-                unit = passage_unit(p, units, text=self.length.cut(unit.content, max(left, 0)))
-            left -= self.length(unit.content)
+            if self.length(unit.content) > room:   # the first or the last passage: cut to what is left
+                cut = self.length.cut(unit.content, max(room, 0))
+                if not cut:                        # not one whole word fits: the context is full
+                    break
+                unit = passage_unit(p, units, text=cut)
+            left = room - self.length(unit.content)
             text.append((unit, p.score))
+            shown.append(p)
+        passages = shown
         if image_index is None or imap is None or k_v <= 0 or len(image_index) == 0:
             return text, []
         passages = [replace(p, section=p.section.split(TABLE_KEY, 1)[0]) for p in passages]

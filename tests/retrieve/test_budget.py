@@ -124,8 +124,11 @@ def test_the_budget_stops_the_context_and_passages_are_cut_down_to_fit():
     assert used <= 250, used
     assert ids(text)[0] == ["m:5", "m:6", "m:7"], "the whole section (319 characters) did not fit: its best units did"
     text, _, _ = run(scores, budget=40, parents_from=0)
-    assert len(text) == 1 and len(text[0][0].content) == 40, "the first unit always, cut to the budget"
+    assert len(text) == 1 and text[0][0].content == "Brush option 2: a setting of the brush", \
+        "the first unit always, cut to the budget between words (40 would end inside 'that')"
     assert BRUSH[2].startswith(text[0][0].content)
+    text, _, _ = run(scores, budget=4, parents_from=0)
+    assert text == [], "not one whole word fits: nothing, not a fragment of one"
 
 
 def test_k_t_caps_the_passages_and_a_later_unit_joins_its_sections_passage():
@@ -172,7 +175,7 @@ def test_tokens_need_the_generators_tokenizer_and_count_with_it():
     with pytest.raises(ValueError, match="tokenizer"):
         TextLength("tokens", None)
     words = TextLength("tokens", lambda s: len(s.split()))
-    assert words("a b c") == 3 and words.cut("one two three four", 2) == "one two "
+    assert words("a b c") == 3 and words.cut("one two three four", 2) == "one two"
     scores = {"m:7": 1.0, "m:5": 0.9, "m:6": 0.8, "m:8": 0.7, **LOW}
     text = FixedIndex("text", scores)
     images = FixedIndex("image", {"m:9": 1.0})
@@ -212,8 +215,8 @@ def test_the_budget_settings_change_what_is_retrieved():
     assert text_of(budget=100, assembly=TreeAssembly(last="skip")) == ["m:7", "m:14"], \
         "the parent (58 characters) no longer fits, nor the pencil's 28; Files' 11 do"
     cut = _retriever(budget=100).retrieve("q").text
-    assert [h.unit.unit_id for h in cut] == ["m:7", "m:11"] and len(cut[1].unit.content) == 100 - 75 - 1, \
-        "last=cut: the pencil unit is cut to the room left and the context is full"
+    assert [h.unit.unit_id for h in cut] == ["m:7", "m:11"] and cut[1].unit.content == "The pencil draws hard", \
+        "last=cut: the pencil unit is cut to the room left (24 characters) between words and the context is full"
     assert text_of(budget=2000, assembly=TreeAssembly(merge_ratio=1.0)) == ["m:5+2", "m:2", "m:11"]
     assert text_of(budget=2000, assembly=TreeAssembly(parents_from=0)) == ["m:5+3", "m:11", "m:14"]
     with pytest.raises(ValueError, match="no token counter"):
