@@ -24,7 +24,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from ham.images import pixel_size
-from urllib.parse import urlparse
+from ham.ingest.urls import parse_url
 
 ICON_PX = 48
 _ICON_NAME = re.compile(r"(?:^|[_-])(?:16|20|22|24|32)(?:x(?:16|20|22|24|32))?$|^icon[_-]|[_-]icon$", re.I)
@@ -56,7 +56,7 @@ _LEADING = re.compile(r"^(?:(?:first|then|next|finally|now|optionally|again)[,]?
 
 def icon_name(ref: str) -> bool:
     """The reference looks like a toolbar icon: under an ``icons/`` folder or named ``*_24.png``."""
-    path = PurePosixPath(urlparse(ref).path)
+    path = PurePosixPath(parse_url(ref).path)
     return "icons" in (p.lower() for p in path.parts[:-1]) or bool(_ICON_NAME.search(path.stem))
 
 
@@ -77,7 +77,7 @@ def icon_text(alt: str, ref: str) -> str:
     """What an inline icon leaves in the text: its alt text (else its file name) in brackets."""
     label = " ".join((alt or "").split())
     if not label:
-        label = re.sub(r"[_-]+", " ", _ICON_NAME.sub("", PurePosixPath(urlparse(ref).path).stem)).strip()
+        label = re.sub(r"[_-]+", " ", _ICON_NAME.sub("", PurePosixPath(parse_url(ref).path).stem)).strip()
     return f"[{label}]" if label else ""
 
 

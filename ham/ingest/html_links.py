@@ -13,9 +13,11 @@ corpus never become references.
 from __future__ import annotations
 
 import posixpath
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
 
 from selectolax.lexbor import LexborNode
+
+from ham.ingest.urls import parse_url
 
 PAGE_SUFFIXES = (".html", ".htm", ".xhtml")
 LINKED_KINDS = ("text", "table", "step", "caption")   # blocks that take the pending links
@@ -26,7 +28,7 @@ def local_target(href: str | None, rel: str, suffixes: tuple[str, ...] = PAGE_SU
     None for a remote link, a file that is not a page (``suffixes``), or one outside the corpus."""
     if not href:
         return None
-    parsed = urlparse(href.strip())
+    parsed = parse_url(href.strip())
     if parsed.scheme or parsed.netloc:
         return None
     path = unquote(parsed.path)

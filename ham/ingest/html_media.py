@@ -5,13 +5,13 @@ given to each of its images, and where an image file lies."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborNode
 
 from ham.ingest.evidence import icon_text, is_inline_icon
 from ham.ingest.html_text import BLOCK_TAGS, ICON_NAMES, IMAGE_MARK, classes, flatten, normalise
 from ham.ingest.report import resolve_image
+from ham.ingest.urls import parse_url
 
 
 class MediaWalker:
@@ -110,7 +110,7 @@ class MediaWalker:
 
     def is_icon(self, node: LexborNode, src: str) -> bool:
         """Navigation and admonition icons: skipped altogether."""
-        stem = PurePosixPath(urlparse(src).path).stem.lower()
+        stem = PurePosixPath(parse_url(src).path).stem.lower()
         parent = node.parent
         if stem in ICON_NAMES and (self.admonition_depth or (parent is not None and parent.tag == "a")):
             return True

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from ham.ingest.urls import parse_url
 
 _ICON = re.compile(r"^(next|up|prev|previous|contents|index|home|top)(_motif|_g|_gr)?$")
 _PANEL_START = re.compile(r"^\s*navigation panel\s*$", re.I)
@@ -24,7 +25,7 @@ _PANEL_END = re.compile(r"^\s*end of navigation panel\s*$", re.I)
 
 def icon_role(img: LexborNode) -> str | None:
     """``up``, ``prev``, ``next``, ``contents``, ... for a navigation icon, by its file name."""
-    stem = PurePosixPath(urlparse((img.attributes.get("src") or "").strip()).path).stem.lower()
+    stem = PurePosixPath(parse_url((img.attributes.get("src") or "").strip()).path).stem.lower()
     found = _ICON.match(stem)
     if not found:
         return None

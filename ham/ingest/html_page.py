@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path, PurePosixPath
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -50,6 +50,7 @@ from ham.ingest.html_texinfo import (TEXINFO_ENTRIES, TEXINFO_GENERATORS, TEXINF
                                      remove_texinfo_chrome, texinfo_title)
 from ham.ingest.report import IngestReport, read_bytes
 from ham.ingest.structure import remove_front_matter
+from ham.ingest.urls import parse_url
 
 
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
@@ -110,7 +111,7 @@ def link_target(href: str | None, page: Path, root: Path) -> str | None:
     """A local link's target page, relative to the corpus root; None for remote/outside links."""
     if href is None:
         return None
-    parsed = urlparse(href.strip())
+    parsed = parse_url(href.strip())
     if parsed.scheme or parsed.netloc:
         return None
     # "" and "#anchor" name the page itself

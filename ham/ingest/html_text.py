@@ -3,10 +3,10 @@ markup flattened, tables as ``a | b`` rows, and the tag and class sets that say 
 from __future__ import annotations
 
 import re
-from urllib.parse import urlparse
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from ham.ingest.urls import parse_url
 from ham.text import clean_text
 
 TOC_CHROME = ("div.list-of-figures, div.list-of-tables, div.list-of-examples, div.list-of-equations, "
@@ -131,5 +131,5 @@ def is_back_to_top(node: LexborNode) -> bool:
     link = _only_link(node)
     if link is None:
         return False
-    href = urlparse(link.attributes.get("href") or "")
+    href = parse_url(link.attributes.get("href") or "")
     return not href.path and _TOP.match(flatten(link)) is not None

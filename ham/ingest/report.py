@@ -6,9 +6,10 @@ import logging
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
 
 from ham.images import image_problem
+from ham.ingest.urls import MALFORMED, parse_url
 
 log = logging.getLogger("ham.ingest")
 
@@ -116,7 +117,10 @@ def resolve_image(ref: str, base_dir: Path, root: Path, report: IngestReport,
     Returns None (and records why against ``source``) when the reference is remote, points outside
     the corpus root (such files are never opened), or names a missing, empty or corrupt file.
     """
-    parsed = urlparse(ref)
+    parsed = parse_url(ref)
+    if parsed.scheme == MALFORMED:
+        report.add(source, f"image {ref!r} is not a valid URL", "image")
+        return None
     if parsed.scheme in ("http", "https", "ftp", "data"):
         report.add(source, f"image {ref!r} is remote or inline and is not fetched", "image")
         return None

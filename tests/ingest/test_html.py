@@ -341,3 +341,16 @@ def test_html_among_sphinx_static_files_is_no_page_of_the_manual(tmp_path):
     docs, report = ingest_corpus(tmp_path)
     assert [d.source for d in docs] == ["index.html"]
     assert report.excluded["_static/sample.html"]["Sphinx static file (_static/)"] == 1
+
+
+def test_a_link_urllib_cannot_parse_stops_nothing(tmp_path):
+    # Groonga's tutorial: a bracketed placeholder host, which urlparse rejects as a bad IPv6 literal
+    (tmp_path / "network.html").write_text(
+        '<html><body><h1>Network</h1><p>Open <a href="http://HOST_NAME_OR_IP_ADDRESS[:PORT_NUMBER]/">the URL</a>.</p>'
+        '<p><img src="http://[bad/x.png" alt="x"></p></body></html>')
+    (tmp_path / "other.html").write_text("<html><body><h1>Other</h1><p>More.</p></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert sorted(d.source for d in docs) == ["network.html", "other.html"]
+    assert "Open the URL." in [n.text for n in docs[0].leaves()] + [n.text for n in docs[1].leaves()]
+    assert [str(p) for p in report.problems] == \
+        ["network.html: image 'http://[bad/x.png' is not a valid URL (image skipped)"]
