@@ -9,7 +9,10 @@ Chrome (never content)
     article/main/section), ``a.headerlink`` (the pilcrow), forms, AsciiDoc's and Asciidoctor's
     ``div#footer`` ("Last updated ..."), Publican's ``ul.docnav`` (and, on pages whose generator
     is Publican, its ``div#banner`` and logo line ``p#title``), Bootstrap themes' (MkDocs)
-    ``div.navbar``, ``div.bs-sidebar`` and ``div.modal`` (the search and keyboard dialogs),
+    ``div.navbar``, ``div.bs-sidebar`` and ``div.modal`` (the search and keyboard dialogs), the
+    Sphinx themes' previous/next links, "On this page" and "Edit this page" boxes (pydata and
+    sphinx-book: ``div.prev-next-area``, ``div.tocsection``, ``div.bd-toc``; furo:
+    ``div.related-pages``, ``div.edit-this-page``, ``div.toc-drawer``),
     on MediaWiki pages (an exported wiki) its "From ... Wiki" and "Retrieved from" lines,
     category links, edit links, the hidden MathML beside a formula's image, and the "[*]" file
     links in thumbnail boxes,
@@ -56,7 +59,8 @@ from ham.ingest.urls import parse_url
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
                "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, form, #searchbox, "
                "div.searchbox, button, input, select, div#footer, ul.docnav, div.navbar, div.bs-sidebar, "
-               "div.modal, body > address, span.viewcode-link")
+               "div.modal, body > address, span.viewcode-link, div.prev-next-area, div.prev-next-footer, "
+               "div.tocsection, div.bd-toc, div.related-pages, div.edit-this-page, div.toc-drawer")
 _PUBLICAN_CHROME = "div#banner, p#title"   # the site banner and the two logo links atop every page
 # MediaWiki's page chrome, the hidden MathML beside each formula's image (its alt holds the TeX),
 # and the "[*]" file links an HTML export leaves in thumbnail boxes

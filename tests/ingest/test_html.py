@@ -354,3 +354,17 @@ def test_a_link_urllib_cannot_parse_stops_nothing(tmp_path):
     assert "Open the URL." in [n.text for n in docs[0].leaves()] + [n.text for n in docs[1].leaves()]
     assert [str(p) for p in report.problems] == \
         ["network.html: image 'http://[bad/x.png' is not a valid URL (image skipped)"]
+
+
+def test_sphinx_theme_boxes_around_the_content_are_chrome(tmp_path):
+    # pydata-sphinx-theme (Groonga): "On this page", "Edit this page", the previous/next links
+    (tmp_path / "community.html").write_text(
+        '<html><body><div class="bd-content"><h1>Community</h1><p>Join the mailing list.</p>'
+        "<div class='prev-next-area'><a class='left-prev' href='others.html'><div class='prev-next-info'>"
+        '<p class="prev-next-subtitle">previous</p><p class="prev-next-title">Others</p></div></a></div></div>'
+        '<div class="bd-toc"><div class="tocsection onthispage">On this page</div></div>'
+        '<div class="tocsection editthispage"><a href="https://example.org/edit">Edit this page</a></div>'
+        '<div class="related-pages"><a class="next-page" href="x.html">Next Tutorial</a></div>'
+        '<div class="edit-this-page"><a href="https://example.org/e">Edit this page</a></div></body></html>')
+    docs, _ = ingest_corpus(tmp_path)
+    assert [n.text for n in docs[0].leaves()] == ["Join the mailing list."]
