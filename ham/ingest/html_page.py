@@ -401,7 +401,10 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
             target = link_target(a.attributes.get("href"), path, root)
             if target and target != rel:
                 toc_places.setdefault(target, at)
-    kept = remove_front_matter(blocks, report, path, title)
+    # a "Contents" heading right above a table of contents listing pages heads where they go
+    listing = frozenset(at - 1 for at, toc in walker.tocs_at if at and blocks[at - 1].kind == "heading"
+                        and any(place == at for place in toc_places.values()))
+    kept = remove_front_matter(blocks, report, path, title, keep=listing)
     moved = surviving(blocks, kept)
     toc_at = moved[walker.tocs_at[0][0]] if walker.tocs_at else None
     toc_places = {page: moved[at] for page, at in toc_places.items()}

@@ -171,8 +171,11 @@ def _toc_entry(blocks: list[Block], at: int, ahead: Counter) -> bool:
     return empty and ahead[_entry_key(blocks[at].text)] > 0
 
 
-def remove_front_matter(blocks: list[Block], report, path, title: str = "") -> list[Block]:
-    """Tables of contents and credits (rules: module docstring)."""
+def remove_front_matter(blocks: list[Block], report, path, title: str = "",
+                        keep: frozenset[int] = frozenset()) -> list[Block]:
+    """Tables of contents and credits (rules: module docstring). ``keep``: headings (by index) that
+    stay whatever their title: an HTML page's "Contents" section whose table of contents lists the
+    pages placed there (the entries themselves are already out)."""
     out: list[Block] = []
     n_toc = n_credit = 0
     in_toc = in_credits = False
@@ -183,7 +186,7 @@ def remove_front_matter(blocks: list[Block], report, path, title: str = "") -> l
         text = clean_text(b.text).strip()
         if b.kind == "heading":
             ahead[_entry_key(b.text)] -= 1
-            if is_toc_title(text):
+            if is_toc_title(text) and at not in keep:
                 in_toc, in_credits = True, False
                 n_toc += 1
                 continue

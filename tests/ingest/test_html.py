@@ -368,3 +368,18 @@ def test_sphinx_theme_boxes_around_the_content_are_chrome(tmp_path):
         '<div class="edit-this-page"><a href="https://example.org/e">Edit this page</a></div></body></html>')
     docs, _ = ingest_corpus(tmp_path)
     assert [n.text for n in docs[0].leaves()] == ["Join the mailing list."]
+
+
+def test_a_contents_section_holding_the_toctree_is_where_the_pages_go(tmp_path):
+    # Jansson (alabaster): "Introduction", then a "Contents" section whose toctree lists the pages
+    (tmp_path / "index.html").write_text(
+        '<html><head><title>Jansson</title></head><body><section><h1>Jansson</h1>'
+        '<section id="introduction"><h2>Introduction</h2><p>Jansson is a C library.</p></section>'
+        '<section id="contents"><h2>Contents</h2><div class="toctree-wrapper compound"><ul>'
+        '<li class="toctree-l1"><a class="reference internal" href="tutorial.html">Tutorial</a></li></ul></div>'
+        '</section></section></body></html>')
+    (tmp_path / "tutorial.html").write_text('<html><head><link rel="up" href="index.html"/></head><body>'
+                                            '<h1>Tutorial</h1><p>Decode a string.</p></body></html>')
+    docs, _ = ingest_corpus(tmp_path)
+    assert len(docs) == 1
+    assert heading_path(docs[0], leaf_with(docs[0], "text", "Decode a string")) == ["Contents", "Tutorial"]
