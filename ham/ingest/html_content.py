@@ -10,7 +10,7 @@ Units
     such as "To do X:", imperative items); any other ``ol`` (a UI legend, a list of rules or
     fields) is one text block of "N. item" lines, or, when its items hold images or tables, text
     per item with its number. Tables that are not layout (no ``role=presentation``, no nested
-    table, no heading in a cell, not inside an admonition) become table blocks with ``a | b`` rows. Figure captions
+    table, no heading in a cell, not inside an admonition, not images alone without text) become table blocks with ``a | b`` rows. Figure captions
     (DocBook ``div.figure > p.title``, ``figcaption``, ``p.caption``, MediaWiki's
     ``div.thumbcaption``) are caption blocks that
     TreeBuilder links to their image. ``img src`` as written is ``Block.image``, resolved against

@@ -56,7 +56,10 @@ class MediaWalker:
     def is_layout_table(self, node: LexborNode) -> bool:
         role = (node.attributes.get("role") or "").lower()
         return role in ("presentation", "none") or self.admonition_depth > 0 or \
-            node.css_first("table table, tr table, h1, h2, h3, h4, h5, h6") is not None   # a page laid out in cells
+            node.css_first("table table, tr table, h1, h2, h3, h4, h5, h6") is not None or \
+            (node.css_first("img") is not None and not normalise(node.text()))
+        # (a page laid out in cells; a frame around images alone, as DocBook XSL's "manufactured
+        # viewport for HTML img" around a figure's image, whose caption is the figure's)
 
     def table(self, node: LexborNode) -> None:
         if self.is_layout_table(node):

@@ -383,3 +383,18 @@ def test_a_contents_section_holding_the_toctree_is_where_the_pages_go(tmp_path):
     docs, _ = ingest_corpus(tmp_path)
     assert len(docs) == 1
     assert heading_path(docs[0], leaf_with(docs[0], "text", "Decode a string")) == ["Contents", "Tutorial"]
+
+
+def test_a_figures_image_framed_in_a_table_keeps_the_figures_caption(tmp_path):
+    # DocBook XSL (Wireshark's guide) frames a scaled image in a one-cell "manufactured viewport" table
+    Image.new("RGB", (40, 30), "white").save(tmp_path / "ws-main.png")
+    (tmp_path / "index.html").write_text(
+        '<html><body><h1>Features</h1><div class="figure"><p class="title"><b>Figure 1.1. Wireshark captures '
+        'packets.</b></p><div class="figure-contents"><div class="mediaobject"><table border="0" summary="manufactured '
+        'viewport for HTML img"><tr><td><img src="ws-main.png" width="100%" alt="ws main"></td></tr></table></div>'
+        '</div></div><p>Next paragraph.</p></body></html>')
+    docs, _ = ingest_corpus(tmp_path)
+    leaves = docs[0].leaves()
+    assert not any(n.kind == "table" for n in leaves)
+    image = next(n for n in leaves if n.kind == "image")
+    assert image.caption == "Figure 1.1. Wireshark captures packets."
