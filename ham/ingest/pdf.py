@@ -51,7 +51,7 @@ from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.levels import numbering_of
 from ham.ingest.pdf_figures import Figure, page_figures
 from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_toc_page, mark_slots, mark_title_heads,
-                                     opener_label, opener_title, running_images)
+                                     opener_label, opener_title, running_images, toc_span)
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_glyphs import decode_chars
 from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
@@ -113,8 +113,9 @@ class _Reader:
         """Typographic headings and chapter openers on one page's lines (module docstring).
         ``deeper``: with an outline, the level for unbookmarked headings (None: no outline)."""
         kept: list[Line] = [ln for ln in lines if not ln.furniture]
+        contents = toc_span(lines) if toc else set()
         for i, ln in enumerate(kept):
-            if toc and ln.role != "heading":
+            if id(ln) in contents and ln.role != "heading":
                 ln.furniture = "table of contents"
                 continue
             before, after = kept[i - 1] if i else None, kept[i + 1] if i + 1 < len(kept) else None

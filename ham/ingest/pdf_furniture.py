@@ -15,7 +15,9 @@ dblatex" badge) is furniture too: "running image (header/footer logo)", never an
 A table-of-contents page is a page most of whose lines are entries ending in a page number (or
 with the page number set apart on the same row: a contents table, rst2pdf's), with a "Contents"
 line, at least ``TOC_MIN_LEADERS`` dot leaders, or right after a contents page (a page of numeric
-tables or of footnote-marked lists is not one): its lines are never headings.
+tables or of footnote-marked lists is not one): its contents' lines are never headings, and are
+left out. The contents are the lines from the "Contents" title down to the last entry or page
+number, by position (``toc_span``); a section opening below them on the same page is read.
 
 A chapter opener's label ("CHAPTER" / "ONE", "Chapter 3", a big numeral) on the lines just above
 a chapter title belongs to that title (``opener_label``; ``opener_title`` joins them when
@@ -143,26 +145,55 @@ def mark_title_heads(pages: list[list[Line]], heights: list[float], titles: set[
     return n
 
 
-def is_toc_page(lines: list[Line], continues: bool = False) -> bool:
-    """A table of contents page: most lines are entries ending in a page number, or titles whose
-    page number is set apart on the same row (a contents table of two columns: rst2pdf's,
-    ReportLab's), or those page numbers; titled "Contents", with dot leaders, or (``continues``)
-    right after a contents page."""
+def _toc_lines(lines: list[Line]) -> tuple[list[Line], list[str], list[bool], list[bool]]:
+    """The page's lines that are not furniture, their texts, which are entries (a title ending in
+    a page number, or with its number set apart on the same row) and which are page numbers."""
     kept = [ln for ln in lines if ln.text.strip() and not ln.furniture]
-    if not kept:
-        return False
     texts = [normalise_ws(ln.text) for ln in kept]
-    numbered = [ln for ln, t in zip(kept, texts) if _PAGE_ONLY.match(t)]
+    numbers = [bool(_PAGE_ONLY.match(t)) for t in texts]
+    numbered = [ln for ln, is_number in zip(kept, numbers) if is_number]
 
     def entry(ln: Line, t: str) -> bool:
         if _PAGE_ONLY.match(t) or not re.search(r"[^\W\d_]{2}", t):
             return False
         return bool(_TOC_ENTRY.match(t)) or any(abs(n.top - ln.top) <= 2 and n.x0 > ln.x1 for n in numbered)
-    entries = sum(1 for ln, t in zip(kept, texts) if entry(ln, t))
+    return kept, texts, [entry(ln, t) for ln, t in zip(kept, texts)], numbers
+
+
+def _is_toc_title(text: str) -> bool:
+    return text.strip(" :").lower() in ("contents", "table of contents")
+
+
+def is_toc_page(lines: list[Line], continues: bool = False) -> bool:
+    """A table of contents page: most lines are entries ending in a page number, or titles whose
+    page number is set apart on the same row (a contents table of two columns: rst2pdf's,
+    ReportLab's), or those page numbers; titled "Contents", with dot leaders, or (``continues``)
+    right after a contents page."""
+    kept, texts, entries, numbers = _toc_lines(lines)
+    if not kept:
+        return False
     leaders = sum(1 for t in texts if _LEADER.search(t))
-    titled = any(t.strip(" :") in ("contents", "table of contents") for t in texts)
-    return (entries + len(numbered)) >= 0.5 * len(texts) and entries >= 2 \
+    titled = any(_is_toc_title(t) for t in texts)
+    return (sum(entries) + sum(numbers)) >= 0.5 * len(texts) and sum(entries) >= 2 \
         and (titled or leaders >= TOC_MIN_LEADERS or continues)
+
+
+def toc_span(lines: list[Line]) -> set[int]:
+    """Of a contents page's lines, the ids (``id(line)``) of those set from its "Contents" title (or
+    its first entry) down to its last entry or page number: the contents. Text set on the same page
+    below the last entry (ConTeXt opens "1 Introduction" right below its contents) or above the
+    contents is the document's. By position on the page, not reading order: a column of page
+    numbers is read after the text beside and below it."""
+    kept, texts, entries, numbers = _toc_lines(lines)
+    marks = [ln for ln, e, n in zip(kept, entries, numbers) if e or n]
+    if not marks:
+        return set()
+    titles = [ln for ln, t in zip(kept, texts) if _is_toc_title(t) and ln.top <= min(m.top for m in marks)]
+    top = min(ln.top for ln in titles + marks)
+    bottom = max(m.bottom for m in marks)
+    # outside it, lines without a word (an index's letter groups, "O S") are the contents' too
+    return {id(ln) for ln in kept if (ln.top >= top - 1 and ln.bottom <= bottom + 1)
+            or not re.search(r"[^\W\d_]{2}", ln.text)}
 
 
 def opener_label(line: Line, body: float) -> bool:

@@ -3,7 +3,7 @@ table of one row on every page is furniture, not a table leaf on each page; a co
 page numbers sit in a column of their own, with no dot leaders, is a contents page, and so is the
 page that continues it."""
 from ham.ingest import ingest_corpus
-from ham.ingest.pdf_furniture import is_toc_page
+from ham.ingest.pdf_furniture import is_toc_page, toc_span
 from ham.ingest.pdf_text import Line
 
 W, H = 595.0, 842.0
@@ -65,3 +65,46 @@ def test_a_contents_table_without_leaders_is_a_contents_page_and_so_is_its_next_
     # a page of running text after the contents is none, continued or not
     prose = [Line(BODY, 10.0, False, 72, 520, 60 + 14 * i, 70 + 14 * i, len(BODY)) for i in range(8)]
     assert not is_toc_page(prose, continues=True)
+
+
+def test_the_contents_end_at_their_last_entry_and_text_below_them_is_the_documents():
+    # ConTeXt's xtables manual: the contents, then "1 Introduction" and its text on the same page;
+    # reading order puts the column of page numbers after the text beside and below it
+    title = Line("Contents", 16.0, True, 72, 160, 60, 76, 8)
+    rows = [_row(text, page, 100 + 16 * i) for i, (text, page) in enumerate(
+        [("1 Introduction", "1"), ("2 The structure", "1"), ("3 Direct control", "2")])]
+    heading = Line("1 Introduction", 14.3, True, 72, 200, 200, 214, 14)
+    body = [Line(BODY, 10.0, False, 72, 520, 220 + 14 * i, 230 + 14 * i, len(BODY)) for i in range(3)]
+    letters = Line("O S", 10.0, True, 72, 90, 300, 310, 3)      # an index's letter groups: not text
+    lines = [title, *(r[0] for r in rows), heading, *body, letters, *(r[1] for r in rows)]
+    assert is_toc_page(lines)
+    contents = toc_span(lines)
+    assert {id(ln) for ln in [title, letters, *(ln for r in rows for ln in r)]} == contents
+    assert not {id(heading), *(id(ln) for ln in body)} & contents
+
+
+def test_a_section_opening_on_the_contents_page_is_read(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "tables.pdf"), pagesize=(W, H))
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, H - 80, "Contents")
+    c.setFont("Helvetica", 10)
+    for i, (text, page) in enumerate([("1 Introduction", "1"), ("2 The structure", "1"), ("3 Direct control", "2")]):
+        c.drawString(72, H - 110 - 16 * i, text)
+        c.drawString(520, H - 110 - 16 * i, page)
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(72, H - 220, "1 Introduction")
+    c.setFont("Helvetica", 10)
+    for i in range(3):
+        c.drawString(72, H - 245 - 14 * i, BODY)
+    c.showPage()
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(72, H - 80, "2 The structure")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, H - 105, BODY)
+    c.save()
+    (doc,), report = ingest_corpus(tmp_path)
+    assert [s.title for s in doc.root.children if s.kind == "section"] == ["1 Introduction", "2 The structure"]
+    assert doc.root.children[0].children[0].text.startswith("Set the stylesheet")
+    assert report.excluded["tables.pdf"]["table of contents"] == 7
