@@ -241,7 +241,7 @@ class _Reader:
             if size == body:
                 body_faces[base_font(font)] += n
         self.body_font = max(body_faces, key=body_faces.get, default="")
-        pages, heights, tables, boxes, frames, figures = [], [], [], [], [], []
+        pages, heights, tables, boxes, frames, figures, widths = [], [], [], [], [], [], []
         glyphs: Counter = Counter()     # icon glyphs and list-bullet glyphs, by what became of them
         bold = bold_fonts(pdf)
         for page in pdf.pages:
@@ -261,6 +261,7 @@ class _Reader:
             pages.append(lines)
             figures.append(drawn)
             heights.append(float(page.height) or 1.0)
+            widths.append(float(page.width) or 1.0)
             tables.append(found)
             frames.append(boxed)
             boxes.append(pictures + [f.box for f in drawn])   # a logo drawn in vectors can run too
@@ -268,7 +269,7 @@ class _Reader:
             if n:
                 self.report.measure(self.path, what, n)
         _, head_titles = mark_slots(pages, heights)
-        logos = running_images(boxes, heights)
+        logos = running_images(boxes, heights, widths)
         root_title = bookmarks[0].title if bookmarks else ""
         bookmarks = self.outline_title(bookmarks)
         if len(bookmarks) < MIN_BOOKMARKS:      # one bookmark is no hierarchy: typography decides

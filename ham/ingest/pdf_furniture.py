@@ -109,16 +109,20 @@ def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, 
 
 
 def running_images(boxes: list[list[tuple[float, float, float, float]]],
-                   heights: list[float]) -> dict[int, set[int]]:
+                   heights: list[float], widths: list[float] | None = None) -> dict[int, set[int]]:
     """Page -> indexes of its images that are furniture: ``boxes`` holds each page's image boxes
     (x0, top, x1, bottom); an image wholly in the header or footer band whose position and size
-    (within ``SLOT_PT``) recur on ``MIN_PAGES`` pages and ``MIN_SHARE`` of them."""
+    (within ``SLOT_PT``) recur on ``MIN_PAGES`` pages and ``MIN_SHARE`` of them. With the pages'
+    ``widths``, its place across the page counts from the nearer edge, so a logo mirrored on
+    facing pages (ConTeXt's, beside the page number: left on even pages, right on odd ones) is one."""
     slots: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
     for p, (page, height) in enumerate(zip(boxes, heights)):
+        width = widths[p] if widths else None
         for i, (x0, top, x1, bottom) in enumerate(page):
             band = in_band(top, bottom, height)
             if band:
-                slots[(band, *(round(v / SLOT_PT) for v in (x0, top, x1 - x0, bottom - top)))].append((p, i))
+                across = min(x0, width - x1) if width else x0
+                slots[(band, *(round(v / SLOT_PT) for v in (across, top, x1 - x0, bottom - top)))].append((p, i))
     need = max(MIN_PAGES, MIN_SHARE * len(boxes))
     out: dict[int, set[int]] = defaultdict(set)
     for members in slots.values():

@@ -108,3 +108,19 @@ def test_a_section_opening_on_the_contents_page_is_read(tmp_path):
     assert [s.title for s in doc.root.children if s.kind == "section"] == ["1 Introduction", "2 The structure"]
     assert doc.root.children[0].children[0].text.startswith("Set the stylesheet")
     assert report.excluded["tables.pdf"]["table of contents"] == 7
+
+
+def test_a_logo_mirrored_on_facing_pages_is_a_running_image():
+    from ham.ingest.pdf_furniture import running_images
+    # a small logo in the footer band, left on even pages, right on odd ones, on 4 of 20 pages: as
+    # one slot it recurs often enough, each side alone does not
+    logo = [[] for _ in range(20)]
+    for p in (2, 4):
+        logo[p] = [(20.0, 790.0, 60.0, 825.0)]
+    for p in (3, 5):
+        logo[p] = [(535.0, 790.0, 575.0, 825.0)]
+    heights, widths = [H] * 20, [W] * 20
+    assert running_images(logo, heights, widths) == {p: {0} for p in (2, 3, 4, 5)}
+    assert running_images(logo, heights) == {}, "placed by its left edge, neither side recurs enough"
+    # the same image on one side only of two pages is none, mirrored or not
+    assert running_images([logo[2], logo[3]] + [[] for _ in range(18)], heights, widths) == {}
