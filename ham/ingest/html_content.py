@@ -144,7 +144,8 @@ class ContentWalker(MediaWalker, LinkCollector):
         cls = classes(node)
         if node in self.tocs or (tag in ("div", "dl", "nav") and (cls & PAGE_TOC_CLASSES
                                                                    or node.attributes.get("id") == "toc")) \
-                or (tag in ("ul", "ol") and "toc" in cls and is_anchor_list(node)):
+                or (tag in ("ul", "ol") and ("toc" in cls or node.attributes.get("id") in ("index", "toc", "TOC"))
+                    and is_anchor_list(node)):   # pod2html's ul#index
             self.tocs_at.append((len(self.blocks), node))
             self.report.exclude(self.page, "table of contents", 1)
         elif tag in ("p", "div") and is_back_to_top(node):

@@ -57,9 +57,11 @@ class MediaWalker:
         role = (node.attributes.get("role") or "").lower()
         return role in ("presentation", "none") or self.admonition_depth > 0 or \
             node.css_first("table table, tr table, h1, h2, h3, h4, h5, h6") is not None or \
-            (node.css_first("img") is not None and not normalise(node.text()))
+            (node.css_first("img") is not None and not normalise(node.text())) or \
+            len(node.css("td, th")) == 1
         # (a page laid out in cells; a frame around images alone, as DocBook XSL's "manufactured
-        # viewport for HTML img" around a figure's image, whose caption is the figure's)
+        # viewport for HTML img" around a figure's image, whose caption is the figure's; a box of one
+        # cell, as pod2html's title banner)
 
     def table(self, node: LexborNode) -> None:
         if self.is_layout_table(node):

@@ -114,16 +114,16 @@ def _only_link(node: LexborNode) -> LexborNode | None:
 
 
 def is_anchor_list(node: LexborNode) -> bool:
-    """An in-page table of contents: a list of two or more items, each only a link to an anchor
-    of the same page ("#general", "#interface"); a list of steps in plain text is not one."""
-    items = [li for li in node.iter() if li.tag == "li"]
-    if len(items) < 2:
+    """An in-page table of contents: a list of two or more links, all to anchors of the same page
+    ("#general", "#interface"), nested or not, and no text but theirs; a list of steps in plain
+    text is not one."""
+    links = node.css("a[href]")
+    if len([li for li in node.iter() if li.tag == "li"]) < 2 or len(links) < 2 or node.css_first("img") is not None:
         return False
-    for li in items:
-        link = _only_link(li)
-        if link is None or not (link.attributes.get("href") or "").startswith("#"):
-            return False
-    return True
+    if not all((a.attributes.get("href") or "").startswith("#") for a in links):
+        return False
+    words = normalise(node.text(separator=" ")).split()
+    return words == normalise(" ".join(a.text(separator=" ") for a in links)).split()
 
 
 def is_back_to_top(node: LexborNode) -> bool:

@@ -398,3 +398,20 @@ def test_a_figures_image_framed_in_a_table_keeps_the_figures_caption(tmp_path):
     assert not any(n.kind == "table" for n in leaves)
     image = next(n for n in leaves if n.kind == "image")
     assert image.caption == "Figure 1.1. Wireshark captures packets."
+
+
+def test_pod2html_contents_list_and_one_cell_banner(tmp_path):
+    # pod2html: an in-page contents list ul#index (nested for subsections) and a one-cell title box
+    (tmp_path / "Shift.html").write_text(
+        '<html><head><title>Shift</title></head><body><table border="0" width="100%" cellspacing="0" cellpadding="3">'
+        '<tr><td class="_podblock_"><big><strong><span class="_podblock_">&nbsp;ExifTool Shift Module</span>'
+        '</strong></big></td></tr></table><ul id="index"><li><a href="#NAME">NAME</a></li><li><a href="#METHODS">'
+        'METHODS</a><ul><li><a href="#ShiftTime">ShiftTime</a></li></ul></li></ul>'
+        '<h1 id="NAME">NAME</h1><p>Image::ExifTool::Shift.pl - time shifting routines</p>'
+        '<h1 id="METHODS">METHODS</h1><h2 id="ShiftTime">ShiftTime</h2><p>Shift date/time value</p></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    leaves = docs[0].leaves()
+    assert not any(n.kind == "table" for n in leaves)
+    assert [n.text for n in leaves] == ["ExifTool Shift Module", "Image::ExifTool::Shift.pl - time shifting routines",
+                                        "Shift date/time value"]
+    assert report.excluded["Shift.html"]["table of contents"] == 1
