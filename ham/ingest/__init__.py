@@ -20,6 +20,7 @@ from ham.document import Document
 from ham.ingest.builder import doc_id_for
 from ham.ingest import docling, docx, html, markdown, mineru, mmdocir, mramg, pdf, topograph, vidore
 from ham.ingest.links import resolve_refs
+from ham.ingest.repeats import report_repeats
 from ham.ingest.report import IngestReport
 
 log = logging.getLogger("ham.ingest")
@@ -78,6 +79,7 @@ def ingest_corpus(root: str | Path, formats: list[str] | None = None,
     report.documents = len(unique)
     docs = list(unique.values())
     resolve_refs(docs, report)   # links may cross documents and formats
+    report_repeats(docs, report)
     return docs, report
 
 
