@@ -58,10 +58,11 @@ class MediaWalker:
         return role in ("presentation", "none") or self.admonition_depth > 0 or \
             node.css_first("table table, tr table, h1, h2, h3, h4, h5, h6") is not None or \
             (node.css_first("img") is not None and not normalise(node.text())) or \
-            len(node.css("td, th")) == 1
+            (len(node.css("tr")) <= 1 and sum(1 for cell in node.css("td, th")
+                                              if normalise(cell.text()) or cell.css_first("img")) <= 1)
         # (a page laid out in cells; a frame around images alone, as DocBook XSL's "manufactured
-        # viewport for HTML img" around a figure's image, whose caption is the figure's; a box of one
-        # cell, as pod2html's title banner)
+        # viewport for HTML img" around a figure's image, whose caption is the figure's; a box, one row
+        # with one cell of content: pod2html's title banner, texi2html's examples indented by an empty cell)
 
     def table(self, node: LexborNode) -> None:
         if self.is_layout_table(node):

@@ -49,8 +49,8 @@ from ham.ingest.html_doxygen import DOXYGEN_CHROME, is_doxygen, take_title, titl
 from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
 from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome
-from ham.ingest.html_texinfo import (TEXINFO_ENTRIES, TEXINFO_GENERATORS, TEXINFO_TOCS, printed_indexes,
-                                     remove_texinfo_chrome, texinfo_title)
+from ham.ingest.html_texinfo import (TEXI2HTML, TEXINFO_ENTRIES, TEXINFO_TOCS, is_texinfo, printed_indexes,
+                                     remove_texi2html_chrome, remove_texinfo_chrome, texinfo_title)
 from ham.ingest.report import IngestReport, read_bytes
 from ham.ingest.structure import remove_front_matter
 from ham.ingest.urls import parse_url
@@ -331,7 +331,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if panels:
         report.exclude(path, "navigation panel", panels)
     made_by = generator(tree)
-    texinfo = made_by in TEXINFO_GENERATORS
+    texinfo = is_texinfo(made_by)
     indexes = printed_indexes(tree) if texinfo else None
     if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \
             or path.stem.startswith("genindex") or (indexes is not None and indexes.whole_page):
@@ -360,6 +360,13 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if texinfo:
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)
+        if made_by.startswith(TEXI2HTML):
+            if title.endswith(": About This Document"):   # the legend of its navigation buttons
+                report.exclude(path, "navigation help page (texi2html's About This Document)")
+                return None
+            report.exclude(path, "navigation panel", remove_texi2html_chrome(tree))
+            manual, _, node = title.partition(": ")
+            title = manual if node == manual else title     # the top page: "Manual: Manual"
     mdbook = is_mdbook(text)
     if mdbook and path.name == "print.html":
         report.exclude(path, "the whole book on one page (mdBook's print.html)")
@@ -403,7 +410,7 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
                 toc_places.setdefault(target, at)
     # a "Contents" heading right above a table of contents listing pages heads where they go
     listing = frozenset(at - 1 for at, toc in walker.tocs_at if at and blocks[at - 1].kind == "heading"
-                        and any(place == at for place in toc_places.values()))
+                        and any(place == at for place in toc_places.values())) if not texinfo else frozenset()
     kept = remove_front_matter(blocks, report, path, title, keep=listing)
     moved = surviving(blocks, kept)
     toc_at = moved[walker.tocs_at[0][0]] if walker.tocs_at else None
