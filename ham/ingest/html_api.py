@@ -36,6 +36,10 @@ def object_name(dt: LexborNode) -> str:
         found = dt.css_first(selector)
         return "".join((found.text(deep=True) or "").split()) if found is not None else ""
 
+    if "std" in (dt.attributes.get("class") or "").split():
+        # a command-line option (``.. option::``): its names and argument as written, in order
+        # ("-a, --address <ip/hostname>"; the prename holds what follows the name here)
+        return " ".join((dt.text(deep=True) or "").split())
     found = dt.css_first("em.property")
     kind = " ".join((found.text(deep=True) or "").split()) if found is not None else ""
     name = text(_PREFIX) + text(_NAME)

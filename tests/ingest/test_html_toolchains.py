@@ -241,6 +241,17 @@ def test_an_api_object_with_no_description_is_a_signature_line_not_an_empty_sect
     assert heading_path(doc, leaf_with(doc, "text", "The simplest spider.")) == ["class scrapy.Spider"]
 
 
+def test_a_command_line_option_is_named_as_written(tmp_path):
+    # Sphinx's .. option:: puts the argument in a sig-prename after the name, and several names in turn
+    opt = ("<dl class='std option'><dt class='sig sig-object std' id='cmdoption-a'><span class='sig-name descname'>"
+           "<span class='pre'>-a</span></span><span class='sig-prename descclassname'><span class='pre'>,</span> </span>"
+           "<span class='sig-name descname'><span class='pre'>--address</span></span><span class='sig-prename "
+           "descclassname'> <span class='pre'>&lt;ip/hostname&gt;</span></span></dt><dd><p>Listen there.</p></dd></dl>")
+    doc, _ = one_doc(tmp_path, {"groonga.html": html("groonga", f"<section id='o'><h1>Options</h1>{opt}</section>")})
+    assert heading_path(doc, leaf_with(doc, "text", "Listen there.")) == ["Options", "-a, --address <ip/hostname>"]
+    assert texts(doc) == ["Listen there."]
+
+
 def test_an_api_object_in_a_child_page_closes_at_the_child_pages_depth(tmp_path):
     doc, _ = one_doc(tmp_path, {
         "index.html": html("Pkg", "<section><h1>Pkg</h1><p>Docs.</p><div class='toctree-wrapper'><ul>"
