@@ -58,7 +58,7 @@ from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
 from ham.ingest.pdf_items import Item, footnote, framed, inside, paragraphs, runs_on
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
-from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, base_font, bold_fonts, is_mono,
+from ham.ingest.pdf_text import (TABLE_CAPTION, Line, base_font, bold_fonts, is_caption, is_mono,
                                  looks_like_heading, numbered_in_run, page_lines, reading_order)
 from ham.ingest.pdf_title import read_title_page
 from ham.ingest.report import IngestReport
@@ -161,7 +161,7 @@ class _Reader:
             else:
                 item.text, n = join_lines([ln.text for ln in item.lines], self.vocab, [ln.edge_mono for ln in item.lines])
                 self.rejoined += n
-            if item.kind == "text" and (FIGURE_CAPTION.match(item.text) or TABLE_CAPTION.match(item.text)):
+            if item.kind == "text" and is_caption(item.text):
                 item.kind = "caption"
         for i, im in enumerate(page.images):
             x0, top, x1, bottom = im["x0"], im["top"], im["x1"], im["bottom"]

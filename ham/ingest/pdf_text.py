@@ -59,6 +59,15 @@ _MATH = re.compile(r"^(?:cmmi|cmsy|cmex|cmbsy|msam|msbm|eufm|eusm|eurm|rsfs|lmma
 HEADING_RATIO = 1.15   # a line this much larger than the body text is a heading
 FIGURE_CAPTION = re.compile(r"^\s*(?:Figure|Fig\.?|Image|Chart|图)\s*\d", re.I)
 TABLE_CAPTION = re.compile(r"^\s*(?:Table|Tab\.?|表)\s*\d", re.I)
+# a sentence about a table or figure ("Table 3.3 gives a few examples ...", "Figure 4 shows"): its
+# label is followed by a word in lower case, where a caption's is followed by punctuation or a title
+_ABOUT = re.compile(r"^\s*(?:Table|Tab\.?|Figure|Fig\.?|Image|Chart)\s*\d+(?:[.\-]\d+)*\s+[a-z]")
+
+
+def is_caption(text: str) -> bool:
+    """A figure's or table's caption ("Table 3.1: Most common format codes"), not a sentence about
+    one ("Table 3.3 gives a few examples")."""
+    return bool(FIGURE_CAPTION.match(text) or TABLE_CAPTION.match(text)) and not _ABOUT.match(text)
 _BULLETS = set("•‣◦▪▫●○■□►▸➢➤–—")      # a list item, even set bold
 _ITEM_MARKS = _BULLETS - set("–—")     # a dash opening a line may be a sentence's, wrapped
 

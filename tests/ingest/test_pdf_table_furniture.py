@@ -124,3 +124,33 @@ def test_a_logo_mirrored_on_facing_pages_is_a_running_image():
     assert running_images(logo, heights) == {}, "placed by its left edge, neither side recurs enough"
     # the same image on one side only of two pages is none, mirrored or not
     assert running_images([logo[2], logo[3]] + [[] for _ in range(18)], heights, widths) == {}
+
+
+def test_a_sentence_about_a_table_is_not_its_caption(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    from ham.ingest.pdf_text import is_caption
+    assert is_caption("Table 3.1: Most common format codes") and is_caption("Figure 2. The main window")
+    assert is_caption("Table 1 Supported paper sizes")
+    assert not is_caption("Table 3.3 gives a few examples on how the codes can be used.")
+    assert not is_caption("Figure 4 shows the dialog.")
+    # gpredict (LibreOffice): the sentence above the table names another table; its caption is below
+    c = canvas.Canvas(str(tmp_path / "codes.pdf"), pagesize=(W, H))
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(72, H - 80, "3 Time formats")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, H - 110, "Table 3.3 gives a few examples on how the time format codes can be used.")
+    rows = [("Code", "Description"), ("%a", "The abbreviated weekday name"), ("%b", "The abbreviated month name")]
+    top = H - 130
+    for i, (code, text) in enumerate(rows):
+        y = top - 18 * i
+        c.rect(72, y - 18, 100, 18)
+        c.rect(172, y - 18, 300, 18)
+        c.drawString(76, y - 13, code)
+        c.drawString(176, y - 13, text)
+    c.drawString(72, top - 18 * len(rows) - 16, "Table 3.1: Most common format codes")
+    c.save()
+    (doc,), _ = ingest_corpus(tmp_path)
+    [table] = [n for n in doc.leaves() if n.kind == "table"]
+    assert table.caption == "Table 3.1: Most common format codes"
+    assert any(n.text.startswith("Table 3.3 gives") for n in doc.leaves() if n.kind == "text")
