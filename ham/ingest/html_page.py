@@ -46,6 +46,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
 from ham.ingest.html_doxygen import DOXYGEN_CHROME, is_doxygen, take_title, titled
+from ham.ingest.html_groff import is_groff, remove_section_links, take_bar_links
 from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
 from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome
@@ -331,6 +332,16 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if panels:
         report.exclude(path, "navigation panel", panels)
     made_by = generator(tree)
+    if title == path.name:     # groff's <title> when the source set none ("pic-11.html")
+        title = ""
+    if is_groff(made_by):
+        bar, removed = take_bar_links(tree)
+        links = {**{k: link_target(v, path, root) for k, v in bar.items() if v}, **links}
+        if removed:
+            report.exclude(path, "navigation panel", removed)
+        sections = remove_section_links(tree)
+        if sections:
+            report.exclude(path, "table of contents", 1)
     texinfo = is_texinfo(made_by)
     indexes = printed_indexes(tree) if texinfo else None
     if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \

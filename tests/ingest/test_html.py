@@ -415,3 +415,32 @@ def test_pod2html_contents_list_and_one_cell_banner(tmp_path):
     assert [n.text for n in leaves] == ["ExifTool Shift Module", "Image::ExifTool::Shift.pl - time shifting routines",
                                         "Shift date/time value"]
     assert report.excluded["Shift.html"]["table of contents"] == 1
+
+
+GROFF_HEAD = ('<html><head><meta name="generator" content="groff -Thtml, see www.gnu.org">'
+              '<title>{title}</title></head><body>')
+
+
+def test_groff_pages_join_by_their_bars_and_a_man_pages_section_links_are_its_contents(tmp_path):
+    bar = '<hr>\n[ <a href="pic-1.html">prev</a> | <a href="pic.html">top</a> ]\n<hr>\n'
+    (tmp_path / "pic.html").write_text(GROFF_HEAD.format(title="Making Pictures With GNU PIC")
+                                       + '<h1 align="center">Making Pictures With GNU PIC</h1><p>The pic language.</p>'
+                                       + "</body></html>")
+    (tmp_path / "pic-1.html").write_text(GROFF_HEAD.format(title="pic-1.html") + bar.replace(
+        '<a href="pic-1.html">prev</a> | ', "") + '<h2>1. Introduction to PIC</h2><p>Pic draws.</p>' + bar
+        + "</body></html>")
+    (tmp_path / "pic-2.html").write_text(GROFF_HEAD.format(title="pic-2.html") + bar
+                                         + '<h2>2. Invoking PIC</h2><p>Run pic.</p>' + bar + "</body></html>")
+    (tmp_path / "autopoint.1.html").write_text(
+        GROFF_HEAD.format(title="AUTOPOINT") + '<h1 align="center">AUTOPOINT</h1><a href="#NAME">NAME</a><br>'
+        '<a href="#SYNOPSIS">SYNOPSIS</a><br><hr><h2>NAME<a name="NAME"></a></h2><p>autopoint - copies files</p>'
+        '<h2>SYNOPSIS<a name="SYNOPSIS"></a></h2><p>autopoint [OPTION]...</p></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    by_source = {d.source: d for d in docs}
+    assert sorted(by_source) == ["autopoint.1.html", "pic.html"]
+    pic = by_source["pic.html"]
+    assert [c.title for c in pic.root.children if c.kind == "section"] == ["1. Introduction to PIC", "2. Invoking PIC"]
+    assert not any("prev" in n.text or "top" == n.text.strip("[] |") for n in pic.leaves())
+    man = by_source["autopoint.1.html"]
+    assert [n.text for n in man.leaves()] == ["autopoint - copies files", "autopoint [OPTION]..."]
+    assert report.excluded["autopoint.1.html"]["table of contents"] == 1
