@@ -51,7 +51,8 @@ from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_m
 from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome
 from ham.ingest.html_texinfo import (TEXI2HTML, TEXINFO_ENTRIES, TEXINFO_TOCS, is_texinfo, printed_indexes,
-                                     remove_texi2html_chrome, remove_texinfo_chrome, texinfo_title)
+                                     nest_unnumbered_headings, remove_texi2html_chrome, remove_texinfo_chrome,
+                                     texinfo_title)
 from ham.ingest.report import IngestReport, read_bytes
 from ham.ingest.structure import remove_front_matter
 from ham.ingest.urls import parse_url
@@ -369,8 +370,12 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         remove_chrome(tree, DOXYGEN_CHROME)
     title = hevea_title(tree, title, path) if made_by.startswith("hevea") else title
     if texinfo:
+        if title.startswith("Top (") and title.endswith(")"):   # the Top node's heading is the manual's title
+            for top in tree.css("h1.top, h2.top"):
+                top.decompose()
         title = texinfo_title(title)
         remove_texinfo_chrome(tree)
+        nest_unnumbered_headings(tree)
         if made_by.startswith(TEXI2HTML):
             if title.endswith(": About This Document"):   # the legend of its navigation buttons
                 report.exclude(path, "navigation help page (texi2html's About This Document)")

@@ -12,7 +12,10 @@ child pages before any cross-reference does. A footnote's "(n)" heading leads it
 citation reads "(n)" too (not a superscript glued to the word before it). The
 top page's ``<title>`` "Top (Manual)" names the manual, so its title heading is the document's
 (on one page, ``--no-split``, the Top node's heading repeats the title: it is left out, so the Top
-node's text is the document's and the chapters are its sections, as in a split manual).
+node's text is the document's and the chapters are its sections, as in a split manual; on the
+Top page of a split manual its ``h1.top`` is left out too, whether or not it spells the title as
+``<title>`` does). An ``@heading`` that subdivides a node's page nests below the node's heading
+(``nest_unnumbered_headings``).
 A page holding a printed index (``@printindex``: the concept, function, operator indexes) and
 nothing else is a generated index page, skipped like Sphinx's. A manual on one page
 (``makeinfo --no-split``: R's manuals) holds its indexes as appendices beside its content: those
@@ -21,6 +24,7 @@ and the rest of the page is read. ``div.header`` or ``div.contents`` in other HT
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -155,3 +159,31 @@ def printed_indexes(tree: LexborHTMLParser) -> PrintedIndexes | None:
     if not headings:
         return PrintedIndexes(whole_page=True, count=len(indexes))
     return PrintedIndexes(whole_page=False, count=len(indexes), nodes=removed)
+
+
+_UNNUMBERED = {"heading", "subheading", "subsubheading"}
+_HEADING_TAG = re.compile(r"^h([1-6])$")
+
+
+def nest_unnumbered_headings(tree: LexborHTMLParser) -> int:
+    """``@heading`` (``h3.heading`` in texinfo 7) subdivides a node's text, set at the level of a
+    section: in a section's page it would be a sibling of the section it sits in ("1.1 Unix
+    Installation", then "Requirements" and "Steps" beside it). Such a heading at or above the
+    node's own heading level goes one level below it. Returns how many were moved."""
+    headings = [h for h in tree.css("h1, h2, h3, h4, h5, h6")]
+    node_levels = [int(h.tag[1]) for h in headings
+                   if set((h.attributes.get("class") or "").split()) & (_NODE_CLASSES - {"top"})]
+    if not node_levels:
+        return 0
+    below = min(node_levels) + 1
+    moved = 0
+    for h in headings:
+        if not set((h.attributes.get("class") or "").split()) & _UNNUMBERED or int(h.tag[1]) >= below or below > 6:
+            continue
+        html = re.sub(r"^<h\d", f"<h{below}", h.html)
+        html = re.sub(r"</h\d>$", f"</h{below}>", html)
+        replacement = LexborHTMLParser(html).body.child
+        if replacement is not None:
+            h.replace_with(replacement)
+            moved += 1
+    return moved
