@@ -177,7 +177,11 @@ def site_document(root_rel: str, pages: dict[str, Page], children: dict[str, lis
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
     pages: dict[str, Page] = {}
     for path in files:
-        page = read_page(path, root, report)
+        try:
+            page = read_page(path, root, report)
+        except ValueError as exc:   # odd input a library refuses (a URL, a charset): this page only
+            report.add(path, f"cannot be read ({exc.__class__.__name__}: {str(exc)[:200]})", "document")
+            continue
         if page is not None:
             pages[page.rel] = page
     roots, children = ordered_children(pages)

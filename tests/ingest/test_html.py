@@ -444,3 +444,21 @@ def test_groff_pages_join_by_their_bars_and_a_man_pages_section_links_are_its_co
     man = by_source["autopoint.1.html"]
     assert [n.text for n in man.leaves()] == ["autopoint - copies files", "autopoint [OPTION]..."]
     assert report.excluded["autopoint.1.html"]["table of contents"] == 1
+
+
+def test_a_page_a_library_refuses_is_reported_and_the_other_pages_are_read(tmp_path, monkeypatch):
+    # whatever odd input makes a parser raise ValueError (a URL urllib rejects was one) costs that page only
+    import ham.ingest.html as html_module
+    real = html_module.read_page
+
+    def refusing(path, root, report):
+        if path.name == "odd.html":
+            raise ValueError("':PORT' does not appear to be an IPv4 or IPv6 address")
+        return real(path, root, report)
+    monkeypatch.setattr(html_module, "read_page", refusing)
+    (tmp_path / "odd.html").write_text("<html><body><h1>Odd</h1><p>x</p></body></html>")
+    (tmp_path / "fine.html").write_text("<html><body><h1>Fine</h1><p>Text.</p></body></html>")
+    docs, report = ingest_corpus(tmp_path)
+    assert [d.source for d in docs] == ["fine.html"]
+    assert [str(p) for p in report.problems] == ["odd.html: cannot be read (ValueError: ':PORT' does not appear "
+                                                 "to be an IPv4 or IPv6 address) (document skipped)"]
