@@ -80,7 +80,7 @@ def opens_list_item(text: str) -> bool:
 # an admonition's label set at the body size on a line of its own (dblatex's bold "Note",
 # "Warning"): the note's text follows, and the section's text after the note is no part of it
 ADMONITION_LABELS = {"note", "tip", "warning", "caution", "important", "attention", "danger", "hint", "see also",
-                     "remark"}
+                     "remark", "todo", "error"}
 _SPACED_DOTS = re.compile(r"(?<=\d) ?\. ?(?=\d)")
 
 

@@ -151,3 +151,13 @@ def test_latex_picture_font_pieces_are_no_words_and_are_counted():
     # the same codes in a text face are read as that face's glyphs, not dropped
     page = _Page([_chars("(cid:11)", "CMR10"), _chars("x", "CMR10", x0=95)])
     assert [ln.text for ln in page_lines(page, lambda w: False)] == ["ff x"]
+
+
+def test_sphinx_admonition_labels_are_labels_not_headings():
+    from ham.ingest.pdf_text import is_admonition_label
+    # rinohtype sets Sphinx's "Todo" (the todo extension) like "Note": a bold label on its own line
+    for label in ("Note", "See also:", "Warning!", "Todo", "Error"):
+        assert is_admonition_label(label), label
+        line = Line(label, 10.0, True, 72, 120, 100, 110, len(label))
+        assert not looks_like_heading(line, 10.0), label
+    assert not is_admonition_label("Todo list") and not is_admonition_label("Errors and warnings")
