@@ -1,5 +1,5 @@
-"""Reading one HTML page (selectolax lexbor): its encoding, links, place among the pages, and what
-is chrome (removed before the content is read).
+"""Reading one HTML page (selectolax lexbor): its links, place among the pages, and what is chrome
+(removed before the content is read); its bytes become text in ``ham.ingest.html_decode``.
 
 Chrome (never content)
     ``head``, scripts and styles, DocBook ``div.navheader``/``div.navfooter``, tables of contents
@@ -34,10 +34,7 @@ credits (copyright, contributors, feedback, permission notices) are left out and
 """
 from __future__ import annotations
 
-import codecs
-import re
 from dataclasses import dataclass, field
-from email.message import Message
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
@@ -45,6 +42,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import Block, same_title
 from ham.ingest.html_content import ContentWalker
+from ham.ingest.html_decode import decode_page, xhtml_as_html
 from ham.ingest.html_doxygen import DOXYGEN_CHROME, is_doxygen, take_title, titled
 from ham.ingest.html_groff import is_groff, remove_section_links, take_bar_links
 from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
@@ -53,7 +51,7 @@ from ham.ingest.html_text import TOC_CHROME, classes, flatten, label_tab_panels,
 from ham.ingest.html_texinfo import (TEXI2HTML, TEXINFO_ENTRIES, TEXINFO_TOCS, is_texinfo, printed_indexes,
                                      nest_unnumbered_headings, remove_texi2html_chrome, remove_texinfo_chrome,
                                      texinfo_title)
-from ham.ingest.report import IngestReport, read_bytes
+from ham.ingest.report import IngestReport
 from ham.ingest.structure import remove_front_matter
 from ham.ingest.urls import parse_url
 
@@ -71,46 +69,6 @@ _MEDIAWIKI_CHROME = ("#siteSub, #contentSub, #jump-to-nav, .mw-jump-link, .print
 _TOC_ENTRIES = "div.toctree-wrapper li.toctree-l1 > a, dl.toc > dt a"  # a TOC's first-level links
 # Sphinx's general and module indexes (genindex.html, py-modindex.html), whatever links to them
 _SPHINX_INDEX = "table.indextable, table.modindextable, table.genindextable"
-
-
-def declared_charset(data: bytes) -> str | None:
-    """The charset a page declares in ``<meta charset>`` or ``<meta http-equiv content=...>``."""
-    head = LexborHTMLParser(data[:16384].decode("ascii", "replace"))
-    for meta in head.css("meta"):
-        attrs = {k.lower(): (v or "") for k, v in meta.attributes.items()}
-        if attrs.get("charset"):
-            return attrs["charset"].strip()
-        if attrs.get("http-equiv", "").lower() == "content-type" and attrs.get("content"):
-            msg = Message()
-            msg["content-type"] = attrs["content"]
-            if msg.get_content_charset():
-                return msg.get_content_charset()
-    return None
-
-
-def decode_page(path: Path, report: IngestReport) -> str | None:
-    """Bytes to text by the declared charset (UTF-8 when none); report and return None on failure."""
-    data = read_bytes(path, report)
-    if data is None:
-        return None
-    if data.startswith(codecs.BOM_UTF8):
-        charset = "utf-8-sig"
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        charset = "utf-16"
-    else:
-        charset = declared_charset(data) or "utf-8"
-    try:
-        codec = codecs.lookup(charset).name
-    except LookupError:
-        report.add(path, f"unknown charset {charset!r} declared", "document")
-        return None
-    if codec == "utf-8":
-        codec = "utf-8-sig"
-    try:
-        return data.decode(codec)
-    except UnicodeDecodeError as exc:
-        report.add(path, f"not valid {charset} (byte {exc.start}: {exc.reason})", "document")
-        return None
 
 
 def link_target(href: str | None, page: Path, root: Path) -> str | None:
@@ -148,23 +106,6 @@ def breadcrumb_parent(tree: LexborHTMLParser, page: Path, root: Path, rel: str) 
     targets = [link_target(a.attributes.get("href"), page, root) for a in crumbs]
     targets = [t for t in targets if t and t != rel]
     return targets[-1] if targets else None
-
-
-_XHTML = re.compile(r"^\s*(?:<\?xml\b|<!DOCTYPE\s+html\s+PUBLIC\s+\"-//W3C//DTD XHTML)|"
-                    r"<html\b[^>]*\bxmlns=[\"']http://www\.w3\.org/1999/xhtml", re.I)
-# an element written empty in XML syntax, ``<a id="x"/>``, that HTML has no void element for
-_SELF_CLOSED = re.compile(r"<(?!(?:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr)\b)"
-                          r"([A-Za-z][\w:-]*)(\s[^<>]*?)?\s*/>")
-
-
-def xhtml_as_html(text: str) -> str:
-    """An XHTML page (DocBook XSL's, saved as .html) with its empty elements closed, as XML reads
-    them: an HTML parser takes ``<a id="x"/>`` for an open ``<a>``, and the caption, paragraph or
-    table after it would sit inside that anchor (169 of the Debian Reference's 170 table captions
-    lost their table so). Other pages are returned as they are."""
-    if not _XHTML.search(text[:4096]):
-        return text
-    return _SELF_CLOSED.sub(lambda m: f"<{m.group(1)}{m.group(2) or ''}></{m.group(1)}>", text)
 
 
 def generator(tree: LexborHTMLParser) -> str:

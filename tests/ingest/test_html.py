@@ -280,7 +280,7 @@ def test_an_xhtml_page_closes_its_empty_anchors_so_a_table_keeps_its_caption(tmp
     assert table.caption == "Table 1.1. List of packages"
     assert [n.text for n in docs[0].leaves() if n.kind == "text"] == ["Some packages help.", "After the table."]
     # an HTML page is left to the HTML parser; void elements stay as they are
-    from ham.ingest.html_page import xhtml_as_html
+    from ham.ingest.html_decode import xhtml_as_html
     assert xhtml_as_html('<p><a id="x"/>text</p>') == '<p><a id="x"/>text</p>'
     assert xhtml_as_html('<?xml version="1.0"?><p><a id="x"/><br/>t</p>') == '<?xml version="1.0"?><p><a id="x"></a><br/>t</p>'
 
