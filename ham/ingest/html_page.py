@@ -86,8 +86,10 @@ def link_target(href: str | None, page: Path, root: Path) -> str | None:
         return None
 
 
-def remove_site_headers(tree: LexborHTMLParser) -> None:
-    """A ``header`` outside article/main/section is the site's banner, not content."""
+def remove_site_headers(tree: LexborHTMLParser) -> int:
+    """A ``header`` outside article/main/section is the site's banner (or pandoc's title block:
+    the title ``<title>`` holds too, the author and date), not content; returns how many."""
+    removed = 0
     for node in tree.css("header"):
         parent, inside = node.parent, False
         while parent is not None:
@@ -97,6 +99,8 @@ def remove_site_headers(tree: LexborHTMLParser) -> None:
             parent = parent.parent
         if not inside:
             node.decompose()
+            removed += 1
+    return removed
 
 
 def breadcrumb_parent(tree: LexborHTMLParser, page: Path, root: Path, rel: str) -> str | None:
@@ -345,7 +349,9 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if tabs:
         report.exclude(path, "tab labels (put in front of their panels)", tabs)
     remove_chrome(tree, _NAV_CHROME)
-    remove_site_headers(tree)
+    headers = remove_site_headers(tree)
+    if headers:
+        report.exclude(path, "page header (site banner, title block)", headers)
     order = [link_target(a.attributes.get("href"), path, root) for a in tree.css("a[href]")]
     entries = _TOC_ENTRIES + (", " + TEXINFO_ENTRIES if texinfo else "")
     toc_entries = [link_target(a.attributes.get("href"), path, root) for a in tree.css(entries)]

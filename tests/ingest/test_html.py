@@ -462,3 +462,14 @@ def test_a_page_a_library_refuses_is_reported_and_the_other_pages_are_read(tmp_p
     assert [d.source for d in docs] == ["fine.html"]
     assert [str(p) for p in report.problems] == ["odd.html: cannot be read (ValueError: ':PORT' does not appear "
                                                  "to be an IPv4 or IPv6 address) (document skipped)"]
+
+
+def test_a_pandoc_title_block_is_left_out_and_counted(tmp_path):
+    (tmp_path / "bup-bloom.1.html").write_text(
+        '<html><head><title>bup-bloom(1) Bup 0.33.7</title></head><body><header id="title-block-header">'
+        '<h1 class="title">bup-bloom(1) Bup 0.33.7</h1><p class="author">Brandon Low</p><p class="date">2025-02-02</p>'
+        '</header><h1 id="name">NAME</h1><p>bup-bloom - generates, regenerates, updates bloom filters</p></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    assert docs[0].title == "bup-bloom(1) Bup 0.33.7"
+    assert [n.text for n in docs[0].leaves()] == ["bup-bloom - generates, regenerates, updates bloom filters"]
+    assert report.excluded["bup-bloom.1.html"]["page header (site banner, title block)"] == 1
