@@ -246,22 +246,21 @@ class ContentWalker(MediaWalker, LinkCollector):
         for dt in dts:
             self.note_node(dt)
             self.absorb(dt)
+        signature = "\n".join(flatten(dt) for dt in dts)
         bodies = [c for c in node.iter() if c.tag == "dd"]
         if not any(normalise(dd.text()) or dd.css_first("img, table") is not None for dd in bodies):
             # an object with no description (an alias declared before the documented name) is a
             # signature line, not a section of nothing
-            self.emit("text", text=self.take_prefix() + "\n".join(flatten(dt) for dt in dts))
+            self.emit("text", text=self.take_prefix() + signature)
             return
         self.emit("heading", text=name, level=outer + 1)
         self.level = outer + 1
-        signature = "\n".join(flatten(dt) for dt in dts)
         if signature != name.removesuffix("()"):   # an attribute's is only its name
             self.emit("text", text=self.take_prefix() + signature)
-        for child in node.iter():
-            if child.tag == "dd":
-                self.walk(child)
-                self.flush()
-                self.term_alone()
+        for dd in bodies:
+            self.walk(dd)
+            self.flush()
+            self.term_alone()
         self.emit("end_section", level=outer + 1)
         self.level = outer
 

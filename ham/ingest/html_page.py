@@ -315,11 +315,9 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         remove_chrome(tree, DOXYGEN_CHROME)
     title = hevea_title(tree, title, path) if made_by.startswith("hevea") else title
     if texinfo:
-        if title.startswith("Top (") and title.endswith(")"):   # the Top node's heading is the manual's title
-            for top in tree.css("h1.top, h2.top"):
-                top.decompose()
+        top_page = texinfo_title(title) != title
         title = texinfo_title(title)
-        remove_texinfo_chrome(tree)
+        remove_texinfo_chrome(tree, top_page)
         nest_unnumbered_headings(tree)
         if made_by.startswith(TEXI2HTML):
             if title.endswith(": About This Document"):   # the legend of its navigation buttons

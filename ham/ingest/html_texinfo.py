@@ -81,14 +81,17 @@ def texinfo_title(title: str) -> str:
     return title[5:-1].strip() if title.startswith("Top (") and title.endswith(")") else title
 
 
-def remove_texinfo_chrome(tree: LexborHTMLParser) -> None:
-    """Texinfo's chrome (module docstring); footnotes read "(n)" at the citation and before the note."""
+def remove_texinfo_chrome(tree: LexborHTMLParser, top_page: bool = False) -> None:
+    """Texinfo's chrome (module docstring); footnotes read "(n)" at the citation and before the
+    note. The Top node's heading is the manual's title: on the Top page of a split manual
+    (``top_page``: its ``<title>`` is "Top (Manual)") whatever it spells, on one page when it
+    repeats ``@settitle``; its text is then the document's."""
     remove_chrome(tree, _TEXINFO_CHROME)
     settitle = tree.css_first("h1.settitle")
-    if settitle is not None:    # a one-page manual's Top node repeats the title: its text is the document's
-        for top in tree.css("h1.top"):
-            if same_title(normalise(top.text()), normalise(settitle.text())):
-                top.decompose()
+    for top in tree.css("h1.top, h2.top"):
+        if top_page or (settitle is not None and top.tag == "h1"
+                        and same_title(normalise(top.text()), normalise(settitle.text()))):
+            top.decompose()
     for label in tree.css("span.category, span.category-def"):
         if not normalise(label.text()).strip(":"):
             label.decompose()
