@@ -159,3 +159,32 @@ def test_the_same_document_in_two_formats_is_read_twice_under_distinct_ids(tmp_p
     assert sorted(d.id for d in docs) == ["guide", "guide.md", "other"]
     problem = next(p for p in report.problems if "already taken" in p.problem)
     assert problem.file == "guide.md" and problem.skipped == "document"
+
+def test_a_link_urllib_cannot_parse_stops_nothing(corpus):
+    # Groonga's tutorial: a bracketed placeholder host, which urlparse rejects as a bad IPv6 literal
+    (corpus / "network.html").write_text(
+        '<html><body><h1>Network</h1><p>Open <a href="http://HOST_NAME_OR_IP_ADDRESS[:PORT_NUMBER]/">the URL</a>.</p>'
+        '<p><img src="http://[bad/x.png" alt="x"></p></body></html>')
+    (corpus / "other.html").write_text("<html><body><h1>Other</h1><p>More.</p></body></html>")
+    docs, problems = ingest(corpus)
+    assert sorted(docs) == ["good.md", "network.html", "other.html"]
+    assert "Open the URL." in [n.text for n in docs["network.html"].leaves()]
+    assert problems == ["network.html: image 'http://[bad/x.png' is not a valid URL (image skipped)"]
+
+
+def test_a_page_a_library_refuses_is_reported_and_the_other_pages_are_read(corpus, monkeypatch):
+    # whatever odd input makes a parser raise ValueError (a URL urllib rejects was one) costs that page only
+    import ham.ingest.html as html_module
+    real = html_module.read_page
+
+    def refusing(path, root, report):
+        if path.name == "odd.html":
+            raise ValueError("':PORT' does not appear to be an IPv4 or IPv6 address")
+        return real(path, root, report)
+    monkeypatch.setattr(html_module, "read_page", refusing)
+    (corpus / "odd.html").write_text("<html><body><h1>Odd</h1><p>x</p></body></html>")
+    (corpus / "fine.html").write_text("<html><body><h1>Fine</h1><p>Text.</p></body></html>")
+    docs, problems = ingest(corpus)
+    assert sorted(docs) == ["fine.html", "good.md"]
+    assert problems == ["odd.html: cannot be read (ValueError: ':PORT' does not appear "
+                        "to be an IPv4 or IPv6 address) (document skipped)"]

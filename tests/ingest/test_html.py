@@ -343,19 +343,6 @@ def test_html_among_sphinx_static_files_is_no_page_of_the_manual(tmp_path):
     assert report.excluded["_static/sample.html"]["Sphinx static file (_static/)"] == 1
 
 
-def test_a_link_urllib_cannot_parse_stops_nothing(tmp_path):
-    # Groonga's tutorial: a bracketed placeholder host, which urlparse rejects as a bad IPv6 literal
-    (tmp_path / "network.html").write_text(
-        '<html><body><h1>Network</h1><p>Open <a href="http://HOST_NAME_OR_IP_ADDRESS[:PORT_NUMBER]/">the URL</a>.</p>'
-        '<p><img src="http://[bad/x.png" alt="x"></p></body></html>')
-    (tmp_path / "other.html").write_text("<html><body><h1>Other</h1><p>More.</p></body></html>")
-    docs, report = ingest_corpus(tmp_path)
-    assert sorted(d.source for d in docs) == ["network.html", "other.html"]
-    assert "Open the URL." in [n.text for n in docs[0].leaves()] + [n.text for n in docs[1].leaves()]
-    assert [str(p) for p in report.problems] == \
-        ["network.html: image 'http://[bad/x.png' is not a valid URL (image skipped)"]
-
-
 def test_sphinx_theme_boxes_around_the_content_are_chrome(tmp_path):
     # pydata-sphinx-theme (Groonga): "On this page", "Edit this page", the previous/next links
     (tmp_path / "community.html").write_text(
@@ -444,24 +431,6 @@ def test_groff_pages_join_by_their_bars_and_a_man_pages_section_links_are_its_co
     man = by_source["autopoint.1.html"]
     assert [n.text for n in man.leaves()] == ["autopoint - copies files", "autopoint [OPTION]..."]
     assert report.excluded["autopoint.1.html"]["table of contents"] == 1
-
-
-def test_a_page_a_library_refuses_is_reported_and_the_other_pages_are_read(tmp_path, monkeypatch):
-    # whatever odd input makes a parser raise ValueError (a URL urllib rejects was one) costs that page only
-    import ham.ingest.html as html_module
-    real = html_module.read_page
-
-    def refusing(path, root, report):
-        if path.name == "odd.html":
-            raise ValueError("':PORT' does not appear to be an IPv4 or IPv6 address")
-        return real(path, root, report)
-    monkeypatch.setattr(html_module, "read_page", refusing)
-    (tmp_path / "odd.html").write_text("<html><body><h1>Odd</h1><p>x</p></body></html>")
-    (tmp_path / "fine.html").write_text("<html><body><h1>Fine</h1><p>Text.</p></body></html>")
-    docs, report = ingest_corpus(tmp_path)
-    assert [d.source for d in docs] == ["fine.html"]
-    assert [str(p) for p in report.problems] == ["odd.html: cannot be read (ValueError: ':PORT' does not appear "
-                                                 "to be an IPv4 or IPv6 address) (document skipped)"]
 
 
 def test_a_pandoc_title_block_is_left_out_and_counted(tmp_path):
