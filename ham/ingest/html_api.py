@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
-from ham.ingest.html_text import flatten
+from ham.ingest.html_text import classes, flatten
 
 _NAME = ".sig-name, .descname"
 _PREFIX = ".sig-prename, .descclassname"
@@ -36,7 +36,7 @@ def object_name(dt: LexborNode) -> str:
         found = dt.css_first(selector)
         return "".join((found.text(deep=True) or "").split()) if found is not None else ""
 
-    if "std" in (dt.attributes.get("class") or "").split():
+    if "std" in classes(dt):
         # a command-line option (``.. option::``): its names and argument as written, in order
         # ("-a, --address <ip/hostname>"; the prename holds what follows the name here)
         return " ".join((dt.text(deep=True) or "").split())

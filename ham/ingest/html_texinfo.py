@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ham.ingest.builder import same_title
-from ham.ingest.html_text import normalise, remove_chrome
+from ham.ingest.html_text import classes, normalise, remove_chrome
 
 _TEXINFO_CHROME = ("div.header, div.nav-panel, p.nav-panel, h2.contents-heading, h2.shortcontents-heading, "
                    ".footnotes-heading, a.copiable-anchor, a.copiable-link")
@@ -109,6 +109,7 @@ def remove_texinfo_chrome(tree: LexborHTMLParser, top_page: bool = False) -> Non
             mark.insert_before(number + " ")
         mark.decompose()
 
+
 @dataclass
 class PrintedIndexes:
     """What a page's printed indexes are: the whole page, or ``nodes`` to remove (the index nodes of
@@ -122,7 +123,7 @@ def _node_of(element: LexborNode) -> LexborNode | None:
     node = element.parent
     while node is not None:
         if node.tag == "div" and node.attributes.get("id"):
-            names = set((node.attributes.get("class") or "").split())
+            names = classes(node)
             if names & _NODE_CLASSES or any(n.endswith("-level-extent") for n in names):
                 return node
         node = node.parent
@@ -158,14 +159,13 @@ def printed_indexes(tree: LexborHTMLParser) -> PrintedIndexes | None:
     inside_nodes = {h.mem_id for n in whole_nodes for h in n.css(_HEADINGS)}
     body = tree.body or tree.root
     headings = [h for h in body.css(_HEADINGS) if h.mem_id not in inside_nodes
-                and not {"contents-heading", "shortcontents-heading"} & set((h.attributes.get("class") or "").split())]
+                and not {"contents-heading", "shortcontents-heading"} & classes(h)]
     if not headings:
         return PrintedIndexes(whole_page=True, count=len(indexes))
     return PrintedIndexes(whole_page=False, count=len(indexes), nodes=removed)
 
 
 _UNNUMBERED = {"heading", "subheading", "subsubheading"}
-_HEADING_TAG = re.compile(r"^h([1-6])$")
 
 
 def nest_unnumbered_headings(tree: LexborHTMLParser) -> int:
@@ -173,15 +173,15 @@ def nest_unnumbered_headings(tree: LexborHTMLParser) -> int:
     section: in a section's page it would be a sibling of the section it sits in ("1.1 Unix
     Installation", then "Requirements" and "Steps" beside it). Such a heading at or above the
     node's own heading level goes one level below it. Returns how many were moved."""
-    headings = [h for h in tree.css("h1, h2, h3, h4, h5, h6")]
+    headings = tree.css(_HEADINGS)
     node_levels = [int(h.tag[1]) for h in headings
-                   if set((h.attributes.get("class") or "").split()) & (_NODE_CLASSES - {"top"})]
+                   if classes(h) & (_NODE_CLASSES - {"top"})]
     if not node_levels:
         return 0
     below = min(node_levels) + 1
     moved = 0
     for h in headings:
-        if not set((h.attributes.get("class") or "").split()) & _UNNUMBERED or int(h.tag[1]) >= below or below > 6:
+        if not classes(h) & _UNNUMBERED or int(h.tag[1]) >= below or below > 6:
             continue
         html = re.sub(r"^<h\d", f"<h{below}", h.html)
         html = re.sub(r"</h\d>$", f"</h{below}>", html)
