@@ -46,6 +46,7 @@ _ROMAN = r"[ivxlcdm]{1,7}"
 _LEADER = re.compile(rf"(?:(?:\.\s?){{3,}}|…|·{{3,}})\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
 _PAGE_ONLY = re.compile(rf"^(?:(?:page|pg\.?|p\.|seite)\s*)?(?:\d{{1,4}}|{_ROMAN})(?:\s*(?:/|of|von|de)\s*\d{{1,4}})?$",
                         re.I)
+_WORD = re.compile(r"[^\W\d_]{2}")       # two letters in a row: a word, not a number or a mark
 _TOC_ENTRY = re.compile(rf"^.{{2,}}?(?:\s*(?:\.\s?){{2,}}|…+|\s)\s*(?:\d{{1,4}}|{_ROMAN})$", re.I)
 _NUMBER_WORDS = {w: i + 1 for i, w in enumerate(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -158,7 +159,7 @@ def _toc_lines(lines: list[Line]) -> tuple[list[Line], list[str], list[bool], li
     numbered = [ln for ln, is_number in zip(kept, numbers) if is_number]
 
     def entry(ln: Line, t: str) -> bool:
-        if _PAGE_ONLY.match(t) or not re.search(r"[^\W\d_]{2}", t):
+        if _PAGE_ONLY.match(t) or not _WORD.search(t):
             return False
         return bool(_TOC_ENTRY.match(t)) or any(abs(n.top - ln.top) <= 2 and n.x0 > ln.x1 for n in numbered)
     return kept, texts, [entry(ln, t) for ln, t in zip(kept, texts)], numbers
@@ -192,12 +193,13 @@ def toc_span(lines: list[Line]) -> set[int]:
     marks = [ln for ln, e, n in zip(kept, entries, numbers) if e or n]
     if not marks:
         return set()
-    titles = [ln for ln, t in zip(kept, texts) if _is_toc_title(t) and ln.top <= min(m.top for m in marks)]
-    top = min(ln.top for ln in titles + marks)
+    first = min(m.top for m in marks)
+    titles = [ln for ln, t in zip(kept, texts) if _is_toc_title(t) and ln.top <= first]
+    top = min([first, *(ln.top for ln in titles)])
     bottom = max(m.bottom for m in marks)
     # outside it, lines without a word (an index's letter groups, "O S") are the contents' too
     return {id(ln) for ln in kept if (ln.top >= top - 1 and ln.bottom <= bottom + 1)
-            or not re.search(r"[^\W\d_]{2}", ln.text)}
+            or not _WORD.search(ln.text)}
 
 
 def opener_label(line: Line, body: float) -> bool:

@@ -39,7 +39,7 @@ def report_repeats(docs: list[Document], report) -> list[tuple[str, str, int]]:
         for text in texts:
             holders[text].append(doc_id)
     source = {doc.id: doc.source for doc in docs}
-    found = []
+    found, reported = [], set()
     for doc in docs:
         own = passages[doc.id]
         if len(own) < MIN_PASSAGES:
@@ -48,8 +48,9 @@ def report_repeats(docs: list[Document], report) -> list[tuple[str, str, int]]:
         if not shared:
             continue
         other, n = shared.most_common(1)[0]
-        if n >= SHARE * len(own) and (source[other], doc.source) not in {(a, b) for a, b, _ in found}:
+        if n >= SHARE * len(own) and (source[other], doc.source) not in reported:
             found.append((doc.source, source[other], n))
+            reported.add((doc.source, source[other]))
             report.measure(report.root / doc.source, REPEATED, n)
             log.warning("%s repeats %s: %d of its %d passages are there too (remove one copy from the corpus "
                         "unless both are wanted)", doc.source, source[other], n, len(own))
