@@ -3,8 +3,8 @@
 Units
     Paragraphs, list items and ``pre`` blocks are text (inline markup flattened, whitespace
     normalised, zero-width characters removed; ``pre`` and Doxygen's ``div.fragment`` (a
-    ``div.line`` per line) keep their lines; a definition list's term prefixes its definition; DocBook subtitles are text). An ``ol`` outside another step is a
-    procedure, one ``step`` per item (its images belong to it, numbering restarts per list),
+    ``div.line`` per line) keep their lines; a definition list's term prefixes its definition;
+    DocBook subtitles are text). An ``ol`` outside another step is a procedure, one ``step`` per item (its images belong to it, numbering restarts per list),
     unless it is AsciiDoc's callout list (``div.colist``: notes on the code above it), when
     ``ham.ingest.evidence.is_procedure`` says so (a DocBook ``div.procedure``, a lead-in
     such as "To do X:", imperative items); any other ``ol`` (a UI legend, a list of rules or

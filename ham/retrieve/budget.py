@@ -27,7 +27,8 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
    best units that fit); when none of those fits, its best unit is cut to the room left, between
    words (nothing of it when not one word fits), and the context is full (``last: cut``), or it is
-   skipped and the walk goes on with smaller units (``last: skip``). At most ``k_t`` passages; passages are separated by a newline, counted.
+   skipped and the walk goes on with smaller units (``last: skip``). At most ``k_t`` passages;
+   passages are separated by a newline, counted.
 
 With a reranker (``reranker=...``), it rescores the best ``top_n`` fused candidates before the walk,
 and the walk reads them in the reranker's order: their ``f`` is the min-max scaled reranker score
