@@ -9,9 +9,13 @@ children, depth first through ``groups`` (references are ``{"$ref": "#/texts/3"}
   pipeline gives most headers level 1: levels are recovered by ``ham.ingest.levels`` when flat);
 * ``text``, ``paragraph``, ``reference``, ``footnote``, ``code``, ``formula`` are text; the
   ``list_item``s of one group are one text block ("- item", or "N. item" when ``enumerated``);
+* an ``inline`` group is one text: Docling splits a paragraph, heading or list item into pieces
+  wherever formatting, a link or inline code starts or ends; a heading or list item whose own
+  ``text`` is empty takes its words from the inline groups it opens with;
 * ``picture`` / ``chart`` items are images (``image.uri``: a file beside the JSON, or a ``data:``
   URI stored by ``ham.ingest.assets``) with their ``captions``; ``table`` items are table blocks
-  from ``data.grid`` (else ``data.table_cells``) with their captions and footnotes;
+  from ``data.grid`` (else ``data.table_cells``) with their captions and footnotes; the grid repeats a
+  cell spanning columns in each of them, read once by where it starts;
 * excluded on purpose and counted: ``page_header`` / ``page_footer`` items and anything in the
   ``furniture`` content layer, ``document_index`` (a table of contents). Text inside a picture
   (its children) is part of the picture, not body text.
@@ -119,6 +123,10 @@ class _Reader:
         if kind == "groups":
             if label in ("list", "ordered_list"):
                 self.list_group(item)
+            elif label == "inline":
+                text = self.inline_text(item)
+                if text:
+                    self.blocks.append(Block(kind="text", text=text, **self.where(self.first_item(item))))
             else:
                 self.walk(item)
             return
@@ -128,7 +136,7 @@ class _Reader:
         if kind == "tables" or label == "table":
             self.table(item)
             return
-        text = " ".join(str(item.get("text") or "").split())
+        text = self.own_text(item)
         if label == "title":
             if not self.title:
                 self.title = text
@@ -149,6 +157,49 @@ class _Reader:
         if kind != "pictures":
             self.walk(item)
 
+    def text_groups(self, item: dict) -> list[str]:
+        """The inline groups that hold an item's own text: a formatted heading or list item has an
+        empty ``text`` and its words in the inline groups it opens with. (An item with text of its
+        own may have inline children too: the paragraphs Docling's HTML reader nests under a heading.)"""
+        if str(item.get("text") or "").strip():
+            return []
+        refs = []
+        for child in item.get("children") or []:
+            group = self.resolve(_ref(child))
+            if not (isinstance(group, dict) and group.get("label") == "inline"):
+                break
+            refs.append(_ref(child))
+        return refs
+
+    def inline_text(self, group: dict) -> str:
+        """An ``inline`` group's pieces (Docling splits a paragraph, heading or list item wherever
+        its formatting, a link or inline code starts or ends) as the one text they are, read once."""
+        pieces = []
+        for child in group.get("children") or []:
+            ref = _ref(child)
+            self.seen.add(ref)
+            piece = self.resolve(ref)
+            if isinstance(piece, dict):
+                pieces.append(self.inline_text(piece) if piece.get("label") == "inline" else self.own_text(piece))
+        return _join_pieces(" ".join(p for p in pieces if p))
+
+    def own_text(self, item: dict) -> str:
+        """The item's text, or the text of the inline groups that hold it (``text_groups``)."""
+        parts = [" ".join(str(item.get("text") or "").split())]
+        for ref in self.text_groups(item):
+            if ref not in self.seen:
+                self.seen.add(ref)
+                parts.append(self.inline_text(self.resolve(ref)))
+        return " ".join(p for p in parts if p)
+
+    def first_item(self, group: dict) -> dict:
+        """The group's first item with a position (groups have none of their own)."""
+        for child in group.get("children") or []:
+            item = self.resolve(_ref(child))
+            if isinstance(item, dict) and item.get("prov"):
+                return item
+        return group
+
     def list_group(self, group: dict) -> None:
         lines, first = [], None
         for n, child in enumerate(group.get("children") or [], 1):
@@ -157,7 +208,7 @@ class _Reader:
             item = self.resolve(ref)
             if not isinstance(item, dict):
                 continue
-            if item.get("label") != "list_item" or item.get("children"):
+            if item.get("label") != "list_item" or len(item.get("children") or []) > len(self.text_groups(item)):
                 if lines:
                     self.blocks.append(Block(kind="text", text="\n".join(lines), **self.where(first)))
                     lines, first = [], None
@@ -165,7 +216,7 @@ class _Reader:
                 continue
             first = first or item
             marker = f"{n}." if item.get("enumerated") else "-"
-            lines.append(f"{marker} {' '.join(str(item.get('text') or '').split())}")
+            lines.append(f"{marker} {self.own_text(item)}")
         if lines:
             self.blocks.append(Block(kind="text", text="\n".join(lines), **self.where(first)))
 
@@ -208,11 +259,16 @@ class _Reader:
         grid = data.get("grid")
         if isinstance(grid, list) and grid:
             for row in grid:
-                cells = []
+                # a cell spanning columns is repeated in each of them: read once, by where it starts
+                # (two cells of the same text are two cells)
+                cells, starts = [], []
                 for cell in row:
-                    text = " ".join(str((cell or {}).get("text") or "").split())
-                    if not cells or text != cells[-1] or not text:
-                        cells.append(text)
+                    cell = cell if isinstance(cell, dict) else {}
+                    start = (cell.get("start_row_offset_idx"), cell.get("start_col_offset_idx"))
+                    if cells and None not in start and start == starts[-1]:
+                        continue
+                    cells.append(" ".join(str(cell.get("text") or "").split()))
+                    starts.append(start)
                 rows.append(cells)
         else:
             n_rows, n_cols = int(data.get("num_rows") or 0), int(data.get("num_cols") or 0)
@@ -227,6 +283,11 @@ class _Reader:
         self.blocks.append(Block(kind="table", text=text, caption=" ".join(self.captions(item)),
                                  footnote="\n".join(self.captions(item, "footnotes")), image=ref,
                                  image_path=resolved, **self.where(item)))
+
+
+def _join_pieces(text: str) -> str:
+    """No space where a piece boundary fell before closing or after opening punctuation."""
+    return re.sub(r"([(\[]) ", r"\1", re.sub(r" ([.,;:!?)\]])", r"\1", text))
 
 
 def parse_file(path: Path, root: Path, report: IngestReport) -> Document | None:

@@ -180,23 +180,3 @@ def test_unsupported_files_are_named_in_the_summary(tmp_path):
 def test_every_unit_of_a_paged_source_has_its_page(name):
     doc, _ = one(name)
     assert all(u.page is not None for u in build_units(doc))
-
-
-def test_docling_json_export(tmp_path):
-    shutil.copytree(PARSED / "docling", tmp_path / "docling", ignore=shutil.ignore_patterns(".ham"))
-    doc, report = one(tmp_path / "docling")
-    assert doc.format == "docling" and doc.title == "Dryer D-9 User Manual"
-    assert heading_path(doc, node_titled(doc, "1.1 Controls")) == ["1 Overview"]  # flat levels re-derived
-    image = next(n for n in doc.leaves() if n.kind == "image")
-    assert image.caption == "Figure 1: The control panel" and (tmp_path / "docling" / image.image_path).is_file()
-    table = next(n for n in doc.leaves() if n.kind == "table")
-    assert table.text.splitlines() == ["Table 1: Filter cleaning", "Load | Clean filter", "Every load | Remove lint by hand"]
-    assert table.page == 1
-    assert "- Start button\n- Timer dial" in [n.text for n in doc.leaves()]
-    assert report.excluded_totals() == {"page header": 1, "page footer": 1}
-
-
-def test_a_docling_file_of_another_version_is_an_error(tmp_path):
-    (tmp_path / "d.json").write_text(json.dumps({"schema_name": "DoclingDocument", "version": "2.0.0", "body": {}}))
-    docs, report = ingest_corpus(tmp_path)
-    assert docs == [] and "version '2.0.0' is not supported" in report.problems[0].problem
