@@ -3,8 +3,9 @@
 A run folder holds ``config.yaml``, ``run.json``, ``metrics.json`` and ``predictions.jsonl`` (as
 ``ham`` writes them under ``outputs/runs/<name>/<run id>/``). Any folder under the given paths that
 holds a config beside one of the others is taken for a run. A folder that cannot be used (no
-``metrics.json``: an unfinished run; an unreadable file) is reported with the file and the problem
-and skipped; a malformed line of ``predictions.jsonl`` is reported with its line number and
+``metrics.json``: an unfinished run; one whose counts or means are not those of its
+``predictions.jsonl``: a resumed launch that died before writing its summary; an unreadable file)
+is reported with the file and the problem and skipped; a malformed line of ``predictions.jsonl`` is reported with its line number and
 skipped (``ham.run.predictions``); the rest goes on. Runs whose corpora were read under different ingest
 versions (``run.json``'s ``ingest_version``) are reported too: kept, but not comparable.
 
@@ -37,6 +38,7 @@ Two tables come out (pandas DataFrames):
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -151,10 +153,33 @@ def load_run(path: Path, problems: list[str]) -> Run:
         rows = list(found.rows.values())
     else:
         problems.append(f"{pred}: missing; the run's means are used, per-question statistics are not available")
+    if rows and (why := summary_disagrees(metrics, rows)):
+        raise RunError(f"{path / 'metrics.json'}: {why}; it was written before the rows now in "
+                       "predictions.jsonl (a resumed launch that did not finish?): finish the run, then collect")
     identity = info.get("identity") or identity_from_config(config)
     choices = dict(info.get("choices") or config.get("choices") or {})
     return Run(path, str(metrics.get("run_id") or path.name), identity, choices, config, metrics, rows,
                ingest_version=info.get("ingest_version"))
+
+
+def summary_disagrees(metrics: dict, rows: list[dict]) -> str | None:
+    """Why ``metrics.json`` does not summarise these predictions (tables read its means, CIs and
+    paired tests the rows: both must be one run's), or None."""
+    n = metrics.get("n_questions")
+    if isinstance(n, int) and n != len(rows):
+        return f"it counts {n} questions, predictions.jsonl holds {len(rows)}"
+    from ham.metrics.registry import AGGREGATIONS
+
+    known = registry()
+    for name, entry in metrics["metrics"].items():
+        if not isinstance(entry, dict) or entry.get("mean") is None or name not in known:
+            continue
+        values = [r["metrics"].get(name) for r in rows if isinstance(r.get("metrics"), dict)]
+        values = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        again = AGGREGATIONS[known[name].aggregation](values) if values else None
+        if again is None or not math.isclose(again, entry["mean"], rel_tol=1e-9, abs_tol=1e-12):
+            return f"its {name} mean {entry['mean']} is not the rows' ({again})"
+    return None
 
 
 def find_run_dirs(paths: list[str | Path]) -> list[Path]:

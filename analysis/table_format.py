@@ -2,7 +2,9 @@
 
 A ``Column`` whose ``best`` is ``"max"`` or ``"min"`` bolds the best numeric value of that column
 (every tied value) when at least two rows have one. Missing values print as ``–``. A cell's mark
-(``values["<key>:mark"]``, e.g. ``†``) is printed after the number; notes explain the marks.
+(``values["<key>:mark"]``, e.g. ``†``) is printed after the number; notes explain the marks. A
+value flagged ``values["<key>:incomparable"]`` (a mean over other parts or questions than the
+column's others) is never bold and never takes the best from the others.
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ class Table:
     def _numbers(self, key: str) -> list[float]:
         return [v[key] for _, v in self.rows
                 if isinstance(v.get(key), (int, float)) and not isinstance(v.get(key), bool)
-                and not math.isnan(v[key])]
+                and not math.isnan(v[key]) and not v.get(f"{key}:incomparable")]
 
     def best(self, col: Column) -> float | None:
         numbers = self._numbers(col.key)
@@ -68,7 +70,8 @@ class Table:
                     continue
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     text = f"{v:.{c.digits}f}" if isinstance(v, float) else str(v)
-                    is_best = best[c.key] is not None and round(v, c.digits) == round(best[c.key], c.digits)
+                    is_best = (best[c.key] is not None and not values.get(f"{c.key}:incomparable")
+                               and round(v, c.digits) == round(best[c.key], c.digits))
                 else:
                     text, is_best = str(v), False
                 row.append((text + values.get(f"{c.key}:mark", ""), is_best))

@@ -12,6 +12,11 @@ Rows are variants: the values of the axes that vary across the collection, the d
 (method and generator when nothing varies). Means come from each run's ``metrics.json``; CIs and
 paired tests from its per-question scores. A metric a run did not compute (Qual. or TCR@15 without
 a judge) prints as ``–``; an M Avg. missing a part is the mean of the parts present, marked ``†``.
+A mean that left out questions the judge failed to score is marked ``‡`` with the count in a note:
+it rests on other questions than its neighbours' (the failed ones are often the hard ones), so it
+is never bold; nor is a ``†`` M Avg. beside full ones. M Avg. is the mean over every dataset of the
+table: a row without a run on one of them has none (``–``, named in a note), not a mean over the
+datasets it has.
 """
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ from .table_format import Column, Table
 CI_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score", "ir", "tcr15")
 PAIRED_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score")
 PARTIAL = "†"
+FAILED = "‡"
 
 
 def row_axes(collection: Collection) -> list[str]:
@@ -57,6 +63,11 @@ def run_mean(run: Run, metric: str) -> float | None:
     return entry.get("mean")
 
 
+def run_failed(run: Run, metric: str) -> int:
+    """Questions the metric failed to score in this run (judge errors), left out of its mean."""
+    return int((run.metrics["metrics"].get(metric) or {}).get("n_failed") or 0)
+
+
 def per_question(run: Run, metric: str) -> dict[str, float | None]:
     if metric == "average_score":
         return {str(r["id"]): r["metrics"].get(metric, average_score(r["metrics"])) for r in run.rows}
@@ -84,13 +95,24 @@ def _metric_columns(names: list[str], dataset_names: list[str]) -> list[Column]:
 def _metric_table(collection: Collection, name: str, caption: str, names: list[str]) -> Table:
     dsets = datasets(collection)
     table = Table(name, caption, row_axes(collection), _metric_columns(names, dsets))
+    failed = []
     for key, by_dataset in grid(collection).items():
         values = {}
         for ds, run in by_dataset.items():
             for m in names:
                 mean = run_mean(run, m)
                 values[f"{ds}:{m}"] = None if mean is None else mean * registry()[m].scale
+                if mean is not None and run_failed(run, m):
+                    values[f"{ds}:{m}:mark"] = FAILED
+                    values[f"{ds}:{m}:incomparable"] = True
+                    failed.append(f"{'/'.join(key)} on {ds}: {registry()[m].title} over "
+                                  f"{(run.metrics['metrics'][m] or {}).get('n')} of {run.n_questions} questions "
+                                  f"({run_failed(run, m)} failed)")
         table.rows.append((list(key), values))
+    if failed:
+        table.notes.append(f"{FAILED} questions the judge failed to score are left out of this mean, so it rests "
+                           "on other questions than its neighbours' (not bold; redo them with "
+                           "run.redo_failures): " + "; ".join(failed) + ".")
     return table
 
 
@@ -99,15 +121,33 @@ def table3(collection: Collection) -> Table:
                           "M Avg. = mean over datasets of Img-F1, Img-CBS and Qual. x 20",
                           ["image_f1", "img_cbs", "overall_quality"])
     table.columns.append(Column("m_avg", "M Avg."))
-    any_partial = False
+    any_partial, incomplete = False, []
+    every = datasets(collection)
     for (key, values), by_dataset in zip(table.rows, grid(collection).values()):
+        missing = [ds for ds in every if ds not in by_dataset]
+        if missing:   # the paper's M Avg. is over every dataset: a mean over fewer is another number
+            values["m_avg"] = None
+            incomplete.append(f"{'/'.join(key)} has no run on {', '.join(missing)}")
+            continue
         values["m_avg"], partial = m_avg(list(by_dataset.values()))
-        if partial and values["m_avg"] is not None:
-            values["m_avg:mark"] = PARTIAL
+        if values["m_avg"] is None:
+            continue
+        if any(run_failed(run, m) for run in by_dataset.values() for m in M_AVG_PARTS):
+            values["m_avg:mark"], values["m_avg:incomparable"] = FAILED, True
+        if partial:
+            values["m_avg:mark"] = values.get("m_avg:mark", "") + PARTIAL
             any_partial = True
+    marks = [v.get("m_avg:mark", "") for _, v in table.rows if v.get("m_avg") is not None]
+    if any(PARTIAL in m for m in marks) and not all(PARTIAL in m for m in marks):
+        for _, values in table.rows:   # a mean of fewer parts beside full ones: not the same number
+            if PARTIAL in values.get("m_avg:mark", ""):
+                values["m_avg:incomparable"] = True
     if any_partial:
         table.notes.append(f"{PARTIAL} a part of M Avg. was not computed (Qual. needs a judge): "
-                           "the mean of the parts present, not comparable with a full M Avg.")
+                           "the mean of the parts present, not comparable with a full M Avg. (never bold beside one).")
+    if incomplete:
+        table.notes.append("M Avg. is the mean over every dataset of the table; – where a row lacks one: "
+                           + "; ".join(incomplete) + ".")
     _note_not_computed(collection, table, ["overall_quality"])
     return table
 

@@ -30,6 +30,7 @@ from ham.metrics.registry import registry
 
 from .collect import Collection, Run
 from .table_format import Column, Table
+from .tables import FAILED, run_failed
 
 TOPOLOGY_METRICS = ("context_precision", "context_precision_joint", "context_recall", "gold_unit_recall",
                     "both_hops", "ordered_chain", "evidence_point_coverage", "entity_recall",
@@ -160,12 +161,21 @@ def table2(collection: Collection) -> tuple[Table, Table] | None:
                   "step coverage over bridge-chain and synthesis questions only", rows_header, columns)
     cis = Table("table2_ci", "Overall means with 95% CIs, mean ± 1.96·SE over non-missing per-question scores (n)",
                 rows_header, [Column(c.key, c.header, group=c.group, best=None) for c in columns])
+    failed = []
     for run in runs:
         labels = _label(collection, run, several) + [str(run.n_questions)]
         values = {m: [(row.get("metrics") or {}).get(m) for row in run.rows] for m in names}
-        means.rows.append((labels, {m: normal_ci(v).mean for m, v in values.items()}))
+        row = {m: normal_ci(v).mean for m, v in values.items()}
+        for m in names:
+            if row[m] is not None and run_failed(run, m):
+                row[f"{m}:mark"], row[f"{m}:incomparable"] = FAILED, True
+                failed.append(f"{' / '.join(labels[:-1])}: {spec[m].title} {run_failed(run, m)} of {run.n_questions}")
+        means.rows.append((labels, row))
         cis.rows.append((labels, {m: ci_cell(v) for m, v in values.items()}))
     notes = not_computed_notes(runs)
+    if failed:
+        means.notes.append(f"{FAILED} questions the judge failed to score are left out of this mean, so it rests on "
+                           "other questions than its neighbours' (not bold): " + "; ".join(failed) + ".")
     means.notes += notes
     cis.notes += notes
     return means, cis

@@ -98,6 +98,9 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
     elif (out_dir / "metrics.json").exists() and (why := ingest_changed(_run_info(out_dir))):
         print(f"run {rid} was {why}: its corpus is read again and the questions whose retrieval index "
               "changed are answered again", file=sys.stderr)
+    # answered again (resumed, or its corpus read anew): no summary until it finishes, or the last
+    # launch's would sit beside the rows replacing those it summarised
+    (out_dir / "metrics.json").unlink(missing_ok=True)
     resolved = redact(plain(cfg))
     (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create({**resolved, "choices": choices})))
     _record(choices, out_root, rid, out_dir, overrides, "running")

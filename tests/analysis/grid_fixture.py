@@ -71,6 +71,16 @@ def prediction(qid: str, metrics: dict, answer: list | None = None, failure: dic
             "metrics": scores | {"average_score": metrics.get("average_score", average_score(metrics))}}
 
 
+def judge_failed(rows: list[dict]) -> dict[str, int]:
+    """Per metric, the questions whose judge call failed (as ``Evaluator.summary`` counts them)."""
+    failed: dict[str, int] = {}
+    for r in rows:
+        for name, detail in (r["metrics"].get("judge") or {}).items():
+            if detail.get("error"):
+                failed[name] = failed.get(name, 0) + 1
+    return failed
+
+
 def write_run(folder: Path, cfg: dict, rows: list[dict], judge: bool = False,
               pricing: str | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
@@ -89,7 +99,7 @@ def write_run(folder: Path, cfg: dict, rows: list[dict], judge: bool = False,
     summary = {"run_id": run_id, "n_questions": len(rows), "failures": failures,
                "n_failures": sum(failures.values()), "bertscore_hash": "test-hash",
                "cost": cost_summary(rows, {"pricing": pricing, "prices": PRICES}, None),
-               "metrics": aggregate([r["metrics"] for r in rows], names, not_computed),
+               "metrics": aggregate([r["metrics"] for r in rows], names, not_computed, judge_failed(rows)),
                "judge": {"model": "openai:judge"} if judge else {"backend": "none"}}
     (folder / "metrics.json").write_text(json.dumps(summary))
     return folder

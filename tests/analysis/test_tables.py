@@ -73,6 +73,52 @@ def test_not_computed_metrics_and_partial_m_avg_are_marked(tmp_path):
     assert "not computed" in to_markdown(table4(collect([tmp_path])))
 
 
+def test_m_avg_is_over_every_dataset_and_a_row_missing_one_has_none(tmp_path):
+    # M Avg. over the datasets a row happens to have is another number: 60 beat 35 here, bold
+    scores = {("ham", "a"): 0.5, ("ham", "b"): 0.2, ("llm_based", "a"): 0.6}
+    for (method, ds), v in scores.items():
+        write_run(tmp_path / f"{method}-{ds}", config(ds, method=method),
+                  paper_like_rows({"image_f1": v, "img_cbs": v, "overall_quality": 5 * v}), judge=True)
+    t = table3(collect([tmp_path]))
+    assert _row(t, "ham")["m_avg"] == pytest.approx(35.0) and _row(t, "llm_based")["m_avg"] is None
+    md = to_markdown(t)
+    assert "| llm_based | **60.00** | **60.00** | **3.00** | – | – | – | – |" in md
+    assert "llm_based has no run on b" in md
+
+
+def test_a_mean_that_left_out_judge_failures_is_marked_and_never_bold(tmp_path):
+    # the judge failed on ham's two hard questions: its Qual. over the other two must not win
+    ham = [prediction(f"q{i}", {"image_f1": f, "img_cbs": f, "overall_quality": q})
+           for i, (f, q) in enumerate([(1.0, 5.0), (1.0, 5.0), (0.0, None), (0.0, None)])]
+    for r in ham[2:]:
+        r["metrics"]["judge"] = {"overall_quality": {"error": "unparseable: no score"}}
+    other = [prediction(f"q{i}", {"image_f1": f, "img_cbs": f, "overall_quality": q})
+             for i, (f, q) in enumerate([(1.0, 4.0), (1.0, 4.0), (0.0, 1.0), (0.0, 1.0)])]
+    write_run(tmp_path / "ham", config("demo", method="ham"), ham, judge=True)
+    write_run(tmp_path / "llm", config("demo", method="llm_based"), other, judge=True)
+    t = table3(collect([tmp_path]))
+    md = to_markdown(t)
+    assert "| ham | **50.00** | **50.00** | 5.00‡ | 66.67‡ |" in md
+    assert "| llm_based | **50.00** | **50.00** | 2.50 | 50.00 |" in md
+    assert "Qual. over 2 of 4 questions (2 failed)" in md
+
+
+def test_a_summary_written_before_the_rows_is_reported_and_the_run_skipped(tmp_path):
+    rows = [prediction("q1", {"image_f1": 0.0}), prediction("q2", {"image_f1": 1.0})]
+    run = write_run(tmp_path / "resumed", config("demo"), rows)
+    redone = prediction("q1", {"image_f1": 1.0})     # a resume answered q1 again, then died before its summary
+    with (run / "predictions.jsonl").open("a") as fh:
+        fh.write(json.dumps(redone) + "\n")
+    coll = collect([tmp_path])
+    assert coll.runs == []
+    problems = "\n".join(coll.problems)
+    assert f"{run / 'metrics.json'}: its " in problems and "mean 0.5 is not the rows' (1.0)" in problems
+    extra = write_run(tmp_path / "longer", config("demo", text_repr="st"), rows)
+    with (extra / "predictions.jsonl").open("a") as fh:
+        fh.write(json.dumps(prediction("q3", {"image_f1": 0.5})) + "\n")
+    assert "it counts 2 questions, predictions.jsonl holds 3" in "\n".join(collect([tmp_path]).problems)
+
+
 def test_robustness_and_cost(tmp_path):
     rows = [prediction("q1", {"image_f1": 1.0}, answer=[], usage={"prompt_tokens": 1000, "completion_tokens": 100}),
             prediction("q2", {"image_f1": 0.0}, failure={"reason": "empty", "detail": ""},

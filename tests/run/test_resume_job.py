@@ -119,3 +119,25 @@ def test_a_run_ingested_under_another_ingest_version_is_not_finished(tmp_path, c
         run(cfg)
         again = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
         assert len(again) == 3 and all(r["index"]["text"] != "an-older-index" for r in again)
+
+
+def test_a_resume_that_dies_leaves_no_summary_of_the_rows_it_replaces(tmp_path):
+    # metrics.json summarises predictions.jsonl; a resume replaces rows, so until it finishes the last
+    # launch's summary would describe rows that are gone (ham-analyze reads means from one, CIs from the other)
+    root, questions = _corpus(tmp_path)
+    cfg = compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+                   f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+                   "reranker=none", "metrics.names=[image_f1,gold_text_recall]"])
+    out = run(cfg)
+    rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    rows[0]["failure"] = {"reason": "timeout", "detail": "timeout: the model did not answer"}
+    (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def killed(cfg):
+        raise KeyboardInterrupt("the job's time limit")
+
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg, build=killed)                  # the resume dies before it answers anything
+    assert not (out / "metrics.json").exists()
+    run(cfg)
+    assert json.loads((out / "metrics.json").read_text())["n_failures"] == 0
