@@ -35,8 +35,8 @@ class OnnxEncoder(BatchedEncoder):
                  query_prefix: Annotated[str, Doc("put before every query (BGE v1.5's retrieval "
                                                   "instruction)")] = BGE_QUERY_PREFIX,
                  max_length: Annotated[int, Range(8, 512), Doc("the window in tokens")] = 512,
-                 batch_size: Annotated[int, Range(1), Doc("strings run at once (each batch padded to its "
-                                                          "longest)")] = 16,
+                 batch_size: Annotated[int, Range(1), Doc("strings handed to the model per step (each runs "
+                                                          "alone: results never depend on it)")] = 16,
                  threads: Annotated[int | None, Range(1), Doc("onnxruntime intra-op threads (None: all "
                                                               "cores)")] = None,
                  query_threads: Annotated[int | None, Range(1), Doc("threads for one query's encode")] = 1,
@@ -46,7 +46,8 @@ class OnnxEncoder(BatchedEncoder):
         self.path = onnx_folder(model)
         self.name, self.pooling, self.query_prefix = model, pooling, query_prefix
         how = hashlib.sha256(f"{pooling}\0{query_prefix}".encode()).hexdigest()[:8]
-        self.model_id = f"{local_model_id('onnx', self.path)}+{how}"
+        # "+alone": vectors of inputs run one at a time (ham.backends.onnx), never those batches made
+        self.model_id = f"{local_model_id('onnx', self.path)}+{how}+alone"
         self.max_length, self.batch_size, self.threads = int(max_length), int(batch_size), threads
         self.query_threads, self.show_progress = query_threads, show_progress
         self.long_text = check_long_text(long_text)
@@ -54,7 +55,7 @@ class OnnxEncoder(BatchedEncoder):
 
     def runner(self, threads: int | None) -> OnnxBert:
         if threads not in self._runners:
-            self._runners[threads] = OnnxBert(self.path, self.max_length, self.batch_size, threads)
+            self._runners[threads] = OnnxBert(self.path, self.max_length, threads)
         return self._runners[threads]
 
     @property

@@ -162,18 +162,20 @@ class BGEReranker(Reranker):
 
 class OnnxCrossEncoderReranker(Reranker):
     """A BERT-family cross-encoder run by onnxruntime on the CPU (``reranker=msmarco_l12``): one
-    relevance logit per (query, passage) pair, pairs sorted by length and batched
-    (``ham.backends.onnx``)."""
+    relevance logit per (query, passage) pair, each pair run alone, so its score is a function of
+    the pair, whatever else is scored with it or was cached before (``ham.backends.onnx``)."""
+
+    RUN = "one-pair-at-a-time"   # in the score key: scores from batches (before) are never served
 
     def __init__(self, model: Annotated[str, Model(), Doc("msmarco_l12 (bundled, int8) or a folder with "
                                                           "model.onnx and tokenizer.json")] = "msmarco_l12",
-                 top_n: TopN = 50, batch_size: RerankBatch = 16, max_length: MaxLength = 512,
+                 top_n: TopN = 50, max_length: MaxLength = 512,
                  threads: Annotated[int | None, Range(1), Doc("onnxruntime intra-op threads (None: all "
                                                               "cores)")] = 1,
                  cache_root: CacheRoot = None, fused_weight: FusedWeight = 0.5) -> None:
         from ham.backends.onnx import onnx_folder
 
-        super().__init__(top_n, batch_size, cache_root, fused_weight)
+        super().__init__(top_n, 1, cache_root, fused_weight)
         self.path = onnx_folder(model)
         self.model_id = local_model_id("onnx-cross-encoder", self.path)
         self.max_length, self.threads = max_length, threads
@@ -183,5 +185,8 @@ class OnnxCrossEncoderReranker(Reranker):
         if self._runner is None:
             from ham.backends.onnx import OnnxBert
 
-            self._runner = OnnxBert(self.path, self.max_length, self.batch_size, self.threads)
+            self._runner = OnnxBert(self.path, self.max_length, self.threads)
         return [float(np.ravel(logits)[0]) for logits, _ in self._runner.run([(query, t) for t in texts])]
+
+    def score_key(self) -> list:
+        return [*super().score_key(), self.RUN]

@@ -82,3 +82,10 @@ def test_the_option_changes_the_run_id():
 def test_a_gpu_device_is_refused():
     with pytest.raises(ValueError, match="CPU only"):
         Int8SentenceTransformerEncoder(model="minilm", device="cuda")
+
+
+def test_an_int8_vector_is_the_same_whatever_is_encoded_with_it(encoders):
+    # activations are quantised per run: batched, a string's vector depended on the strings beside it
+    _, int8 = encoders
+    alone = np.vstack([int8.encode([s]) for s in SENTENCES])
+    assert np.array_equal(int8.encode(SENTENCES), alone)

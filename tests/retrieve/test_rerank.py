@@ -129,3 +129,18 @@ def test_the_bundled_onnx_cross_encoder_ranks_the_answering_passage_first(units,
     truncated = OnnxCrossEncoderReranker(top_n=4, fused_weight=0.0, max_length=8, cache_root=str(tmp_path))
     truncated.rerank("How often should I check the oil level?", _pool(units), units)
     assert truncated.calls == 4, "another max_length: scored again, not served from the cache"
+
+
+def test_a_pairs_onnx_score_is_the_same_whatever_is_scored_with_it_or_cached_before(units, tmp_path):
+    # the int8 model scales activations over its whole input: batched, a pair's score moved with its
+    # batch-mates, and the per-pair cache then held scores that depended on which config asked first
+    from ham.retrieve.rerank import OnnxCrossEncoderReranker
+
+    query = "How often should I check the oil level?"
+    texts = [u.content * n for u, n in zip(units.values(), (1, 12, 1, 5))]
+    alone = [OnnxCrossEncoderReranker(cache_root=None)._scores(query, [t])[0] for t in texts]
+    together = OnnxCrossEncoderReranker(cache_root=None)._scores(query, texts)
+    assert together == alone
+    warmed = OnnxCrossEncoderReranker(cache_root=str(tmp_path))
+    warmed.scores(query, [("u3", texts[3])])                   # an earlier config asked for one pair
+    assert warmed.scores(query, [(f"u{i}", t) for i, t in enumerate(texts)]) == alone
