@@ -12,6 +12,13 @@ cut at ``max_new_tokens`` has ``finish_reason: "length"``; it is a failure only 
 
 Batch on GPU. On CPU, a padded batch takes PyTorch's attention off its fused kernel (an attention
 mask forces the math path): two 3,000-token SmolLM2 prompts took 4x as long batched as one by one.
+
+Sampled replies (temperature > 0) are generated one prompt at a time, each from its own stream
+seeded by the run's seed and the prompt: one stream per batch made a reply depend on which prompts
+shared its batch, so on ``batch_size`` and on which prompts the generation cache already held
+(the same run id sampled other replies). Greedy replies are batched; a padded batch can differ
+from the prompt alone in the last bits of the logits, rarely in a token: ``batch_size=1`` makes
+every reply a function of its prompt.
 """
 from __future__ import annotations
 
@@ -61,7 +68,7 @@ class HFGenerator(Generator):
                  truncation_is_failure: Annotated[bool, Doc("a reply cut at max_new_tokens is an over_length "
                                                             "failure")] = True,
                  pricing: Pricing = None,
-                 seed: Annotated[int | None, Doc("seeds sampling (temperature > 0), per batch: the run's "
+                 seed: Annotated[int | None, Doc("seeds sampling (temperature > 0), per prompt: the run's "
                                                  "seed")] = 0) -> None:
         path = converted_smollm2(Path(cache_root)) if model == "smollm2" else model_source(model)
         # the bundled SmolLM2 by its GGUF file's content (the converted folder is derived from it)
@@ -86,8 +93,11 @@ class HFGenerator(Generator):
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def settings(self) -> dict:
+        # truncation_is_failure decides whether a cut reply is stored as a failure: a reply kept under
+        # one setting must not be served to the other
         out = {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
-               "max_prompt_tokens": self.max_prompt_tokens, "dtype": str(self.dtype).replace("torch.", "")}
+               "max_prompt_tokens": self.max_prompt_tokens, "dtype": str(self.dtype).replace("torch.", ""),
+               "truncation_is_failure": self.truncation_is_failure}
         if self.temperature > 0:   # sampled: the seed decides the reply (greedy ones are shared by every seed)
             out["seed"] = self.seed
         return out
@@ -121,8 +131,9 @@ class HFGenerator(Generator):
             else:
                 runnable.append((n_tokens, i, rendered))
         runnable.sort()
-        for start_row in range(0, len(runnable), self.batch_size):
-            chunk = runnable[start_row:start_row + self.batch_size]
+        size = 1 if self.temperature > 0 else self.batch_size   # sampled: one stream per prompt (docstring)
+        for start_row in range(0, len(runnable), size):
+            chunk = runnable[start_row:start_row + size]
             outputs = self._run([prompts[i] for _, i, _ in chunk], [r for _, _, r in chunk])
             for (n_tokens, i, _), (text, n_new, finish) in zip(chunk, outputs):
                 error = None
@@ -146,8 +157,8 @@ class HFGenerator(Generator):
             inputs["pixel_values"] = inputs["pixel_values"].to(self.dtype)
         sampling = {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else {"do_sample": False}
         if self.temperature > 0:
-            # one seeded stream per batch, from the run's seed and the batch's prompts, so the same
-            # batch samples the same replies whatever ran before it
+            # one prompt (generate_batch): its own stream, from the run's seed and the prompt, so it
+            # samples the same reply whatever ran before it or beside it
             torch.manual_seed(int(key_of([self.seed, rendered]), 16) % (2**63))
         with torch.inference_mode():
             out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens,

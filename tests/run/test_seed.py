@@ -52,6 +52,25 @@ def test_local_sampling_follows_the_seed_and_greedy_decoding_does_not(lm, tmp_pa
     assert key(1.0, 0) != key(1.0, 1) and key(0.0, 0) == key(0.0, 1)
 
 
+def test_a_sampled_reply_does_not_depend_on_what_shares_its_batch(lm):
+    # one stream per batch made the reply depend on batch_size and on which prompts the cache held
+    def texts(prompts, batch_size):
+        gen = HFGenerator(str(lm), max_new_tokens=12, temperature=1.0, seed=0, batch_size=batch_size,
+                          truncation_is_failure=False)
+        return [g.text for g in gen.generate_batch([text_prompt(p) for p in prompts])]
+
+    prompts = ("Open the valve.", "Check the oil.", "Drain the tank.")
+    together = texts(prompts, 3)
+    assert together == texts(prompts, 1) == [texts([p], 3)[0] for p in prompts]
+
+
+def test_truncation_is_failure_keys_the_generation_cache(lm, tmp_path):
+    # a cut reply stored as a success under false must not be served to a run that counts it a failure
+    key = lambda flag: CachedGenerator(HFGenerator(str(lm), truncation_is_failure=flag), tmp_path).key(  # noqa: E731
+        text_prompt("x"))
+    assert key(True) != key(False)
+
+
 def test_remote_sampling_sends_the_seed_and_keys_the_cache_by_it():
     with ChatServer() as server:
         async def ask(temperature, seed):
