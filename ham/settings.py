@@ -10,7 +10,7 @@ identity class and ``Doc``); a parameter without one, or marked ``Runtime()``, i
 builder passes (the corpus, an index, the encoder). Everything else is derived from the signature:
 the structured config that types each option at compose time (``ham.conf.schema``), the range
 checks (``ham.conf.check``), which keys enter the run id (``ham.run.identity``: hashed unless the
-setting is ``Content``, ``Model`` or ``NotResult``, or its name matches an exclusion pattern there),
+setting is ``Content``, ``Model``, ``PromptRef`` or ``NotResult``, or its name matches an exclusion pattern there),
 and the settings reference (docs/options.md, ``python -m ham.conf.reference``). An option file
 says only what differs from these defaults.
 
@@ -31,7 +31,7 @@ from typing_extensions import Doc
 
 REQUIRED = "???"   # OmegaConf's MISSING: a required setting of a settings dataclass
 
-__all__ = ["REQUIRED", "Checked", "Content", "Doc", "Model", "NotResult", "OneOf", "Range", "Runtime", "Setting", "as_settings", "setting",
+__all__ = ["REQUIRED", "Checked", "Content", "Doc", "Model", "NotResult", "OneOf", "PromptRef", "Range", "Runtime", "Setting", "as_settings", "setting",
            "settings_of"]
 
 
@@ -65,6 +65,12 @@ class Model:
 
 
 @dataclass(frozen=True)
+class PromptRef:
+    """A prompt: one shipped with ham by its name as written (its file's stem is its version), a
+    ``.txt`` path by its file's content hash, so editing the file changes the run id."""
+
+
+@dataclass(frozen=True)
 class NotResult:
     """A setting that cannot change a run's results (a progress bar, a batch size): left out of
     the run id, and ``why`` says so (the identity tests run it to check)."""
@@ -84,7 +90,7 @@ class Setting:
     default: Any = dataclasses.MISSING
     range: Range | None = None
     choices: tuple | None = None
-    identity: str = "hash"          # hash | content | model | exclude
+    identity: str = "hash"          # hash | content | model | prompt | exclude
     why: str = ""                   # for identity "exclude"
     doc: str = ""
 
@@ -123,6 +129,8 @@ def _from_markers(name: str, hint, default) -> Setting | None:
             out.choices = m.choices
         elif isinstance(m, Content):
             out.identity = "content"
+        elif isinstance(m, PromptRef):
+            out.identity = "prompt"
         elif isinstance(m, Model):
             out.identity = "model"
         elif isinstance(m, NotResult):

@@ -21,7 +21,8 @@ from ham.settings import Setting, settings_of
 
 PAGE = CHECKOUT / "docs" / "options.md"
 NOT_GROUPS = {"hydra", "local", "__pycache__"}
-IDENTITY = {"hash": "hashed", "content": "by content", "model": "by weights / name", "exclude": "not in run id"}
+IDENTITY = {"hash": "hashed", "content": "by content", "model": "by weights / name", "prompt": "by name / file content",
+            "exclude": "not in run id"}
 
 
 def groups(roots: list[Path] | None = None) -> dict[str, list[str]]:

@@ -22,10 +22,10 @@ from typing import Annotated
 
 from ham.images import open_image
 from ham.retrieve.retriever import Hit, Retrieved
-from ham.settings import Doc, Runtime
+from ham.settings import Doc, PromptRef, Runtime
 from ham.text import words
 
-Template = Annotated[str, Doc("the versioned prompt template (ham/methods/prompts/<name>.txt, or a path)")]
+Template = Annotated[str, PromptRef(), Doc("the versioned prompt template (ham/methods/prompts/<name>.txt, or a path)")]
 
 IMAGE_MARK = re.compile(r"\[\[image:(\d+)\]\]")
 CONTEXT_WORDS = 30

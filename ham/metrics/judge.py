@@ -34,7 +34,7 @@ from ham.cache import KeyedStore, key_of
 from ham.enrich.calls import TextPrompt
 from ham.generate.cache import WriteBehind
 from ham.metrics.judge_prompt import JudgeParseError, JudgePrompt
-from ham.settings import Doc, Model, Range, Runtime
+from ham.settings import Doc, Model, PromptRef, Range, Runtime
 
 # every judged metric's prompt (TCR@15, Qual., and TopoGraphRAG-Bench's: docs/topology.md)
 DEFAULT_PROMPTS = {name: f"{name}_v1" for name in (
@@ -122,7 +122,7 @@ class Judge:
 
     def __init__(self, client: Annotated[ChatClient | HFChat, Doc("the judge model: an OpenAI-compatible server "
                                                                   "or a local model")],
-                 prompts: Annotated[dict[str, str], Doc("metric -> versioned prompt file in ham/metrics/prompts/ "
+                 prompts: Annotated[dict[str, str], PromptRef(), Doc("metric -> versioned prompt file in ham/metrics/prompts/ "
                                                         "(or a path)")] = DEFAULT_PROMPTS,
                  cache_root: Annotated[str | Path, Runtime()] = "outputs/cache") -> None:
         self.client, self.model, self.concurrency = client, client.model_id, client.concurrency

@@ -1,6 +1,6 @@
 """Run identity: a short hash of what changes a run's results, and nothing else.
 
-Each key of the resolved config (``hydra`` aside) falls in one of four classes, read from the
+Each key of the resolved config (``hydra`` aside) falls in one of five classes, read from the
 declaration of the setting it is (``ham.settings``: a component's signature, a settings block's
 fields), never from a list kept here:
 
@@ -12,6 +12,8 @@ fields), never from a list kept here:
     model     ``Model()``: a hub id or API name as written, a local folder or file by the content
               hash of its files (``ham.backends.local.weights_hash``), so moving or renaming a
               checkpoint keeps the id and retraining it in place changes it
+    prompt    ``PromptRef()``: a prompt shipped with ham by its name as written, a ``.txt`` path by
+              its file's content hash (editing a prompt file changes the id, as editing a corpus does)
     hash      everything else, by value: a new setting is hashed unless it says otherwise, and a
               key no declaration names (a ``+site.x=...`` override the checks let through) too
 
@@ -128,9 +130,22 @@ def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
             record[key] = _content(value, memo_root)
         elif kind == "model":
             record[key] = model_identity(value)
+        elif kind == "prompt":
+            record[key] = prompt_identity(value, memo_root)
         else:
             record[key] = value
     return record
+
+
+def prompt_identity(value, memo_root=None):
+    """A ``.txt`` prompt file as ``file:<content hash>``; a shipped prompt's name as written."""
+    if isinstance(value, str) and value.endswith(".txt"):
+        from ham.paths import resolve_path
+
+        path = resolve_path(value, must_exist=False)
+        if path.is_file():
+            return f"file:{content_hash(path, memo_root)}"
+    return value
 
 
 def _content(value, memo_root):

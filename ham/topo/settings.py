@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from ham.index.entities import EntitySettings
-from ham.settings import Doc, OneOf, Range, setting
+from ham.settings import Doc, OneOf, PromptRef, Range, setting
 
 
 @dataclass
@@ -38,11 +38,11 @@ class TopoValidate:
 
 @dataclass
 class TopoPrompts:
-    atomic_qa: str = setting("atomic_qa_v1", Doc("versioned prompt files in ham/topo/prompts/ (or paths)"))
-    bridge_compose: str = "bridge_compose_v1"
-    synthesis: str = "synthesis_v1"
-    sufficiency: str = "sufficiency_v1"
-    entities: str = "entities_v1"
+    atomic_qa: str = setting("atomic_qa_v1", PromptRef(), Doc("versioned prompt files in ham/topo/prompts/ (or paths)"))
+    bridge_compose: str = setting("bridge_compose_v1", PromptRef())
+    synthesis: str = setting("synthesis_v1", PromptRef())
+    sufficiency: str = setting("sufficiency_v1", PromptRef())
+    entities: str = setting("entities_v1", PromptRef())
 
 
 @dataclass

@@ -24,7 +24,7 @@ def test_every_key_of_every_option_is_a_declared_setting_with_one_class():
         cfg = compose([f"{group}={option}"] + REQUIRED.get(option, []), return_hydra_config=False)
         kinds = classes(cfg)
         assert set(kinds) >= _keys(cfg) - {"hydra"}, (group, option)
-        assert set(kinds.values()) <= {"hash", "content", "model", "exclude"}
+        assert set(kinds.values()) <= {"hash", "content", "model", "prompt", "exclude"}
         for key, kind in kinds.items():
             if kind == "exclude":
                 assert why_excluded(key, cfg), f"{group}={option}: {key} is excluded without a reason"
@@ -101,3 +101,24 @@ def test_hidden_folders_are_not_part_of_the_corpus_but_every_visible_file_is(tmp
 def test_identity_records_content_hashes_not_paths():
     record = identity(compose([], return_hydra_config=False))
     assert "dataset.path" in record and "/" not in record["dataset.path"] and "paths.output_root" not in record
+
+
+def test_a_prompt_file_enters_the_id_by_its_content_not_its_path(tmp_path):
+    # judge prompts, method templates and ham-topo prompts may be paths: an edited file is another
+    # run (its judgments or answers differ), a moved one is the same
+    from importlib import resources
+
+    shipped = resources.files("ham.methods.prompts").joinpath("ham_v2.txt").read_text()
+    for where in ("a", "b"):
+        (tmp_path / where).mkdir()
+        (tmp_path / where / "mine_v1.txt").write_text(shipped)
+    ids = {_id(f"method.template={tmp_path / w / 'mine_v1.txt'}") for w in ("a", "b")}
+    assert len(ids) == 1
+    (tmp_path / "a" / "mine_v1.txt").write_text(shipped + "\nAnswer in one sentence.\n")
+    assert _id(f"method.template={tmp_path / 'a' / 'mine_v1.txt'}") not in ids
+    assert _id("method.template=ham_v1") != _id("method.template=ham_v2")     # shipped: by name
+    judge = tmp_path / "a" / "tcr_v9.txt"
+    judge.write_text("one")
+    before = _id("judge=openai", f"judge.prompts.tcr15={judge}")
+    judge.write_text("two")
+    assert _id("judge=openai", f"judge.prompts.tcr15={judge}") != before
