@@ -333,7 +333,8 @@ class BGEM3Encoder(BatchedEncoder):
         self.path = bge_m3_folder(model)
         self.device = torch_device(device)
         self.use_fp16 = self.device.startswith("cuda") if use_fp16 is None else use_fp16
-        self.model_id = local_model_id("bge-m3", self.path)
+        # fp16 vectors are not fp32's: the precision keys every cache of them
+        self.model_id = local_model_id("bge-m3", self.path) + ("+fp16" if self.use_fp16 else "")
         self.batch_size, self.show_progress = batch_size, show_progress
         self.max_length, self.query_max_length, self.query_threads = max_length, query_max_length, query_threads
         self.long_text = check_long_text(long_text)

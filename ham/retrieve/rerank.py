@@ -159,6 +159,9 @@ class BGEReranker(Reranker):
         out = self._model.compute_score([(query, t) for t in texts])
         return [float(x) for x in (out if isinstance(out, list) else [out])]
 
+    def score_key(self) -> list:
+        return [*super().score_key(), "fp16" if self.use_fp16 else "fp32"]   # fp16 scores are not fp32's
+
 
 class OnnxCrossEncoderReranker(Reranker):
     """A BERT-family cross-encoder run by onnxruntime on the CPU (``reranker=msmarco_l12``): one

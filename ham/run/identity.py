@@ -17,6 +17,11 @@ fields), never from a list kept here:
     hash      everything else, by value: a new setting is hashed unless it says otherwise, and a
               key no declaration names (a ``+site.x=...`` override the checks let through) too
 
+A precision left to the device (``dtype: null``: bfloat16 on GPU, float32 on CPU; ``use_fp16:
+null``: fp16 on GPU) enters as what it resolves to with the block's ``device`` on this machine:
+the device is where a model runs, but the precision it picks there changes the numbers, so a GPU
+and a CPU run of one config are two runs (``resolved_precision``).
+
 ``tests/config/test_identity_verified.py`` varies every hashed key (the id must change) and runs
 every excluded one on a tiny run (the results must not). ``identity(cfg)`` is the flat record
 that is hashed; ``run.json`` stores it, and analysis keys its table cells by it.
@@ -122,8 +127,12 @@ def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
         if isinstance(data.get(group), dict) and data[group].get("_target_") is None:
             data.pop(group)
     record = {}
-    for key, value in flatten(data).items():
+    flat = flatten(data)
+    for key, value in flat.items():
         kind = kinds.get(key, "exclude" if _excluded(key) else "hash")
+        if value is None and kind == "hash" and key.rsplit(".", 1)[-1] in PRECISION_KEYS:
+            device = flat.get(key.rsplit(".", 1)[0] + ".device") if "." in key else None
+            value = resolved_precision(key.rsplit(".", 1)[-1], device)
         if kind == "exclude":
             continue
         if kind == "content":
@@ -135,6 +144,20 @@ def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
         else:
             record[key] = value
     return record
+
+
+PRECISION_KEYS = ("dtype", "use_fp16")
+
+
+def resolved_precision(name: str, device: str | None):
+    """What ``dtype: null`` / ``use_fp16: null`` resolve to on ``device`` (None: cuda when this
+    machine has one), as the components resolve them (``ham.backends.local.torch_dtype``)."""
+    from ham.backends.local import torch_device
+
+    cuda = torch_device(device).startswith("cuda")
+    if name == "use_fp16":
+        return cuda
+    return "bfloat16" if cuda else "float32"
 
 
 def prompt_identity(value, memo_root=None):

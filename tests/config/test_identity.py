@@ -46,8 +46,9 @@ def _id(*overrides):
 def test_locations_and_non_semantic_keys_keep_the_id():
     assert _id("paths.output_root=/elsewhere", "progress=false", "name=renamed") == _id()
     # generator=hf interpolates paths.cache_root into generator.cache_root: not hashed
-    assert _id("generator=hf", "paths.output_root=/elsewhere", "generator.batch_size=2", "generator.device=cuda") \
-        == _id("generator=hf")
+    # the device is not in the id; the precision it would pick is (a precision set explicitly here)
+    assert _id("generator=hf", "paths.output_root=/elsewhere", "generator.batch_size=2", "generator.device=cuda",
+               "generator.dtype=float32") == _id("generator=hf", "generator.dtype=float32")
     assert _id("summariser=openai", "summariser.batch_size=7", "summariser.client.concurrency=2") == _id("summariser=openai")
     assert _id("describer=openai", "describer.client.max_retries=1", "describer.client.timeout=5") == _id("describer=openai")
     assert _id("judge=openai", "judge.client.api_key_env=MY_KEY", "judge.client.base_url=http://h/v1") == \
@@ -122,3 +123,28 @@ def test_a_prompt_file_enters_the_id_by_its_content_not_its_path(tmp_path):
     before = _id("judge=openai", f"judge.prompts.tcr15={judge}")
     judge.write_text("two")
     assert _id("judge=openai", f"judge.prompts.tcr15={judge}") != before
+
+
+def test_a_precision_left_to_the_device_enters_the_id_as_what_it_resolves_to(tmp_path):
+    # dtype null is bfloat16 on a GPU and float32 on the CPU: one config, two kinds of numbers
+    model = ["generator=hf", "generator.model=/models/B"]
+    on_cpu, on_gpu = _id(*model, "generator.device=cpu"), _id(*model, "generator.device=cuda")
+    assert on_cpu != on_gpu
+    assert on_cpu == _id(*model, "generator.device=cpu", "generator.dtype=float32")
+    assert on_gpu == _id(*model, "generator.device=cuda", "generator.dtype=bfloat16")
+    assert _id("reranker=bge", "reranker.device=cpu") != _id("reranker=bge", "reranker.device=cuda")
+
+
+def test_fp16_vectors_and_scores_have_cache_keys_of_their_own(tmp_path):
+    from ham.index.encoders import BGE_M3_HEADS, BGEM3Encoder
+    from ham.retrieve.rerank import BGEReranker
+
+    folder = tmp_path / "bge-m3"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"hidden_size": 8, "vocab_size": 16}')
+    for head in BGE_M3_HEADS:
+        (folder / head).write_bytes(b"head")
+    ids = {BGEM3Encoder(str(folder), device="cpu", use_fp16=f).model_id for f in (False, True)}
+    assert len(ids) == 2
+    keys = [BGEReranker(str(folder), device="cpu", use_fp16=f).score_key() for f in (False, True)]
+    assert keys[0] != keys[1]

@@ -85,6 +85,11 @@ def _first_legal(base, key: str, candidates: list, current):
 
 def _candidates(key: str, value, seen: dict[str, list]):
     """Legal-looking other values for ``key``, most plausible first (compose decides)."""
+    if value is None and key.endswith(".dtype"):        # null enters as bfloat16 or float32 (the device's)
+        return ["float16"]
+    if value is None and key.endswith(".use_fp16"):     # null enters as what this machine's device picks
+        from ham.run.identity import resolved_precision
+        return [not resolved_precision("use_fp16", None)]
     others = [v for v in seen.get(key, []) if v != value]
     if isinstance(value, bool):
         return [not value]
