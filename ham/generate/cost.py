@@ -3,7 +3,9 @@
 Prices come from the config's price table (``conf/cost/default.yaml``: US dollars per 1M prompt
 and per 1M completion tokens, per backbone). A run is priced under ``cost.pricing`` when set (the
 paper quotes every method under GPT-4o pricing), else under its generator's own ``pricing`` row;
-a backbone without a row (self-hosted models) gets token counts but no cents. Totals are summed
+a backbone without a row (self-hosted models) gets token counts but no cents. Neither setting is in
+the run id: relaunching a finished run with another price writes its cost block again from the
+recorded tokens (``ham.run.job.reprice``), asking no model. Totals are summed
 over all questions and divided by the number of questions; a question without a reply (a
 model-free generator, or a failure before any reply) counts zero tokens.
 
@@ -25,11 +27,11 @@ from ham.settings import Doc, NotResult, setting
 class CostSettings:
     """The ``cost`` group: the price table and the row a run is priced under (module docstring)."""
 
-    pricing: Optional[str] = setting(None, NotResult("cents are computed from recorded tokens after the run"),
+    pricing: Optional[str] = setting(None, NotResult("cents are computed from recorded tokens; a relaunch of a finished run prices it again"),
                                      Doc("price every run under this row (the paper: gpt4o); None: the "
                                          "generator's own row"))
     prices: Dict[str, Dict[str, float]] = setting(default_factory=dict, marks=(NotResult(
-        "cents are computed from recorded tokens after the run"),), doc=Doc(
+        "cents are computed from recorded tokens; a relaunch of a finished run prices it again"),), doc=Doc(
         "USD per 1M prompt and per 1M completion tokens, per backbone"))
 
 

@@ -93,6 +93,9 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
         _set_aside(out_dir)
     elif is_finished(out_dir, len(questions), redo):
         print(finished_message(rid, out_dir, redo), file=sys.stderr)
+        if reprice(cfg, out_dir):
+            print(f"run {rid}: priced again from its recorded tokens (cost.pricing / cost.prices changed)",
+                  file=sys.stderr)
         _record(choices, out_root, rid, out_dir, overrides, "finished")
         return out_dir
     elif (out_dir / "metrics.json").exists() and (why := ingest_changed(_run_info(out_dir))):
@@ -214,6 +217,21 @@ def rerun_fresh(cfg: DictConfig, questions: list[Question], out_dir: Path) -> fr
     previous = _rows(kept[-1]) if kept else []
     succeeded = {r.get("id") for r in previous if not r.get("failure")}
     return ids - succeeded
+
+
+def reprice(cfg: DictConfig, out_dir: Path) -> bool:
+    """A finished run's cost block again under the config's price table (``cost.pricing`` and
+    ``cost.prices`` are not in the run id: cents come from the recorded tokens, so a relaunch with
+    another price writes them without asking any model). True when it changed."""
+    metrics_path = out_dir / "metrics.json"
+    metrics = json.loads(metrics_path.read_text())
+    generator = cfg.get("generator")
+    pricing = generator.get("pricing") if generator is not None and "pricing" in generator else None
+    cost = cost_summary(_rows(out_dir / "predictions.jsonl"), cfg.cost, pricing)
+    if cost == metrics.get("cost"):
+        return False
+    metrics_path.write_text(json.dumps({**metrics, "cost": cost}, indent=2))
+    return True
 
 
 def _rows(path: Path) -> list[dict]:

@@ -141,3 +141,22 @@ def test_a_resume_that_dies_leaves_no_summary_of_the_rows_it_replaces(tmp_path):
     assert not (out / "metrics.json").exists()
     run(cfg)
     assert json.loads((out / "metrics.json").read_text())["n_failures"] == 0
+
+
+def test_a_relaunch_with_another_price_prices_the_finished_run_from_its_tokens(tmp_path, capsys):
+    # cost.pricing is not in the run id because cents come from recorded tokens: a relaunch must
+    # write them (it had said "already finished" and kept no cents), without asking the model
+    root, questions = _corpus(tmp_path)
+    with ChatServer(responder=lambda body: "Every six months.") as server:
+        base = ["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+                f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "reranker=none",
+                "generator=openai", "generator.client.model=m", f"generator.client.base_url={server.base_url}",
+                "metrics.names=[image_f1]"]
+        out = run(compose(base))
+        assert json.loads((out / "metrics.json").read_text())["cost"]["cents_per_question"] is None
+        asked = len(server.requests)
+        assert run(compose([*base, "cost.pricing=gpt4o"])) == out
+        assert len(server.requests) == asked
+    cost = json.loads((out / "metrics.json").read_text())["cost"]
+    assert cost["pricing"] == "gpt4o" and cost["cents_per_question"] > 0
+    assert "priced again from its recorded tokens" in capsys.readouterr().err
