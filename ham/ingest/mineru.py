@@ -16,7 +16,10 @@ item's position in the list its index. Every ``type``:
   ``code_body``) and ``page_footnote`` are text.
 * ``image`` (``img_path``; captions in ``image_caption``, magic-pdf 0.x ``img_caption``; footnotes
   ``image_footnote``/``img_footnote``) and ``chart`` (``img_path``, ``chart_caption``,
-  ``chart_footnote``) are images with their captions.
+  ``chart_footnote``) are images with their captions; a chart's ``content`` (MinerU 3.x: its data
+  as a Markdown or HTML table) is a table unit after it, an image's (a seal's text) a text unit.
+* Text, titles, list items and captions lose the Markdown escapes MinerU >= 3.1 writes
+  (``ham.ingest.mineru_text``); code bodies, tables and equations are read as written.
 * ``table``: its caption (``table_caption``), its HTML ``table_body`` as ``a | b`` rows and its
   footnotes form the unit's text; ``img_path`` stays its image. A caption line that is a numbered
   heading rather than a "Table N" label (MinerU puts some headings there) becomes a heading before
@@ -44,6 +47,7 @@ from ham.ingest.builder import LABEL, Block, build_document, doc_id_for
 from ham.ingest.html_text import table_html_text
 from ham.ingest.levels import numbering_of
 from ham.ingest.mineru_middle import middle_sizes, title_key
+from ham.ingest.mineru_text import unescape, visual_content
 from ham.ingest.report import IngestReport, read_json, resolve_image
 
 V1 = "_content_list.json"
@@ -90,15 +94,15 @@ def claim(files: list[Path]) -> list[Path]:
 
 
 def as_lines(value) -> list[str]:
-    """Caption/footnote fields: a list of strings (sometimes a bare string), or in v2 a list of
-    spans."""
+    """Caption/footnote fields and v1 list items: a list of strings (sometimes a bare string; MinerU's
+    Markdown escapes removed), or in v2 a list of spans."""
     if value is None:
         return []
     if isinstance(value, str):
         value = [value]
     out = []
     for v in value:
-        text = spans_text(v) if isinstance(v, (dict, list)) else str(v)
+        text = spans_text(v) if isinstance(v, (dict, list)) else unescape(str(v))
         if text.strip():
             out.append(" ".join(text.split()))
     return out
@@ -167,6 +171,8 @@ class _Items:
     def item_v1(self, index: int, item: dict, page: int | None, bbox) -> None:
         kind = item.get("type")
         text = str(item.get("text") or "").strip()
+        if kind != "equation":
+            text = unescape(text)   # MinerU >= 3.1 escapes Markdown in text (ham.ingest.mineru_text)
         if kind == "text":
             level = item.get("text_level") or 0
             if isinstance(level, int) and level > 0:
@@ -176,7 +182,7 @@ class _Items:
         elif kind in ("image", "chart"):
             captions = as_lines(item.get(f"{kind}_caption", item.get("img_caption")))
             notes = as_lines(item.get(f"{kind}_footnote", item.get("img_footnote")))
-            self.visual(index, item.get("img_path"), captions, notes, page, bbox, kind)
+            self.visual(index, item.get("img_path"), captions, notes, page, bbox, kind, item.get("content"))
         elif kind == "table":
             self.table(index, str(item.get("table_body") or ""), as_lines(item.get("table_caption")),
                        as_lines(item.get("table_footnote")), item.get("img_path"), page, bbox)
@@ -225,7 +231,7 @@ class _Items:
             self.emit("text", page, index, bbox, text=str(c.get("math_content") or "").strip())
         elif kind in ("image", "chart"):
             self.visual(index, (c.get("image_source") or {}).get("path"), as_lines(c.get(f"{kind}_caption")),
-                        as_lines(c.get(f"{kind}_footnote")), page, bbox, kind)
+                        as_lines(c.get(f"{kind}_footnote")), page, bbox, kind, c.get("content"))
         elif kind == "table":
             self.table(index, str(c.get("html") or ""), as_lines(c.get("table_caption")),
                        as_lines(c.get("table_footnote")), (c.get("image_source") or {}).get("path"), page, bbox)
@@ -256,16 +262,23 @@ class _Items:
         size = self.sizes.get((page, title_key(text)))
         self.emit("heading", page, index, bbox, text=text, level=level, font_size=size)
 
-    def visual(self, index, ref, captions, notes, page, bbox, kind) -> None:
+    def visual(self, index, ref, captions, notes, page, bbox, kind, content=None) -> None:
         ref = self.image_ref(ref)
+        data_kind, data = visual_content(content)   # a chart's data, a seal's text (MinerU 3.x)
         if ref:
             self.emit("image", page, index, bbox, image=ref, image_path=self.resolve(ref))
             if captions:
                 self.emit("caption", page, index, bbox, text=" ".join(captions))
         else:
-            self.report.add(self.path, f"item {index}: {kind} without an image path", "image")
-            for caption in captions:
-                self.emit("text", page, index, bbox, text=caption)
+            self.report.add(self.path, f"item {index}: {kind} without an image path"
+                            + (f" (its {'data' if data_kind == 'table' else 'text'} is read)" if data else ""), "image")
+            if data_kind != "table":
+                for caption in captions:
+                    self.emit("text", page, index, bbox, text=caption)
+        if data_kind == "table":
+            self.emit("table", page, index, bbox, text=data, caption=" ".join(captions))
+        elif data:
+            self.emit("text", page, index, bbox, text=data)
         for note in notes:
             self.emit("text", page, index, bbox, text=note)
 

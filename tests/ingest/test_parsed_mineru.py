@@ -180,3 +180,48 @@ def test_unsupported_files_are_named_in_the_summary(tmp_path):
 def test_every_unit_of_a_paged_source_has_its_page(name):
     doc, _ = one(name)
     assert all(u.page is not None for u in build_units(doc))
+
+
+def _content_list(tmp_path, items):
+    out = tmp_path / "doc" / "auto"
+    (out / "images").mkdir(parents=True)
+    for name in ("c.jpg", "s.jpg"):
+        (out / "images" / name).write_bytes((PARSED / "oldpdf" / "images").glob("*.jpg").__next__().read_bytes())
+    (out / "doc_content_list.json").write_text(json.dumps(items))
+    docs, report = ingest_corpus(tmp_path)
+    assert len(docs) == 1, report.summary()
+    return docs[0], report
+
+
+def test_mineru_3_chart_data_and_seal_text_are_read(tmp_path):
+    # MinerU 3.x: a chart's `content` is its data as a Markdown table (HTML from Office files), a
+    # seal image's `content` its text; both had been dropped
+    doc, report = _content_list(tmp_path, [
+        {"type": "text", "text": "Results", "text_level": 1, "page_idx": 0},
+        {"type": "chart", "img_path": "images/c.jpg", "content": "| Year | Revenue |\n|---|---|\n| 2021 | 4.2 |\n"
+         "| 2022 | 5.9 |", "chart_caption": ["Figure 2: Revenue by year"], "chart_footnote": [], "page_idx": 0},
+        {"type": "image", "img_path": "images/s.jpg", "content": "ACME CORPORATION CONTRACT SEAL", "sub_type": "seal",
+         "image_caption": [], "image_footnote": [], "page_idx": 0},
+        {"type": "chart", "img_path": "", "content": "<table><tr><td>Q1</td><td>12</td></tr></table>",
+         "chart_caption": ["Figure 3: Orders"], "page_idx": 1}])
+    tables = [n for n in doc.leaves() if n.kind == "table"]
+    assert [t.text.splitlines()[1:] for t in tables] == [["Year | Revenue", "2021 | 4.2", "2022 | 5.9"], ["Q1 | 12"]]
+    assert tables[0].caption == "Figure 2: Revenue by year"
+    assert "ACME CORPORATION CONTRACT SEAL" in [n.text for n in doc.leaves() if n.kind == "text"]
+    assert any("chart without an image path (its data is read)" in p.problem for p in report.problems)
+
+
+def test_mineru_markdown_escapes_are_removed_outside_math_and_code(tmp_path):
+    # MinerU >= 3.1 escapes * _ ` ~ $ in text and a leading "-" or "#"; code and inline math are not escaped
+    doc, _ = _content_list(tmp_path, [
+        {"type": "text", "text": "2 Model\\_v2 results", "text_level": 1, "page_idx": 0},
+        {"type": "text", "text": "Net revenue was \\$5.2 million; the p\\_value $p\\_0 < 0.05$ held.", "page_idx": 0},
+        {"type": "text", "text": "\\- 40% chose option \\*A\\*.", "page_idx": 0},
+        {"type": "list", "sub_type": "text", "list_items": ["run\\_all --fast", "stop\\_all"], "page_idx": 0},
+        {"type": "code", "sub_type": "code", "code_body": "x = a\\_b", "code_caption": ["Listing 1: set\\_x"],
+         "page_idx": 0}])
+    texts = [n.text for n in doc.leaves()]
+    assert "Net revenue was $5.2 million; the p_value $p\\_0 < 0.05$ held." in texts
+    assert "- 40% chose option *A*." in texts and "run_all --fast\nstop_all" in texts
+    assert "x = a\\_b" in texts and "Listing 1: set_x" in texts
+    assert node_titled(doc, "2 Model_v2 results")
