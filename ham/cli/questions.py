@@ -27,10 +27,10 @@ def _jsonl_iter(path: Path, problems: list[str]) -> Iterator[Question]:
 
 
 def _mramg_iter(path: Path, problems: list[str]) -> Iterator[Question]:
-    from ham.datasets.mramg import mqa_question
+    from ham.datasets.mramg import question_maker
     from ham.datasets.questions import collect_questions, jsonl_records
 
-    yield from collect_questions(jsonl_records(path, problems), mqa_question, path, problems)
+    yield from collect_questions(jsonl_records(path, problems), question_maker(path), path, problems)
 
 
 def _mmdocir_iter(path: Path, problems: list[str]) -> Iterator[Question]:

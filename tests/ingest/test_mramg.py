@@ -123,6 +123,8 @@ def test_load_mqa_reference_answers_use_the_doc_image_ids():
     assert q.gold_images == ["101", "102"]
     docs, _ = recipes()
     assert [n.image for n in images_of(docs["recipe/0"])] == q.gold_images
+    # provenance names the gold documents as ham names them (it had been dropped)
+    assert q.meta["gold_docs"] == ["recipe/0"] and q.meta["gold_docs"][0] in docs
 
 
 def test_load_mqa_reports_bad_lines_and_mismatches(tmp_path):
