@@ -185,14 +185,19 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
                "summary_failures": info.get("summary_failures", 0),
                "description_failures": info.get("description_failures", 0)}
     run_info["sessions"] = list(before.get("sessions") or []) + [session]
-    run_json.write_text(json.dumps(run_info, indent=2))
     pred_path = out_dir / "predictions.jsonl"
     previous = {r.get("id"): r for r in _rows(pred_path)}
-    fresh = rerun_fresh(cfg, questions, out_dir)
+    # a rerun asks the model anew; one that dies is resumed anew too: the questions it had not reached
+    # stay fresh (run.json's rerun_pending), never served the replies cached before the rerun
+    fresh = rerun_fresh(cfg, questions, out_dir) or frozenset(before.get("rerun_pending") or ()) - set(previous)
+    if fresh:
+        run_info["rerun_pending"] = sorted(fresh)
+    run_json.write_text(json.dumps(run_info, indent=2))
     rows = pipeline.answer_all(questions, pred_path, desc=f"{cfg.name}/{rid}", progress=cfg.progress,
                                redo_failures=redo, fresh=fresh)   # a system's pipeline answers its own way
     session["answered"] = sum(1 for r in rows if previous.get(r["id"]) != r)
     run_info["predictions"] = predictions_record(rows)
+    run_info.pop("rerun_pending", None)
     run_json.write_text(json.dumps(run_info, indent=2))
     metrics = {"run_id": rid, **pipeline.evaluator.summary(rows), "index": info,
                "si_fallback_images": info.get("si_fallback_images", 0),

@@ -160,3 +160,29 @@ def test_a_relaunch_with_another_price_prices_the_finished_run_from_its_tokens(t
     cost = json.loads((out / "metrics.json").read_text())["cost"]
     assert cost["pricing"] == "gpt4o" and cost["cents_per_question"] > 0
     assert "priced again from its recorded tokens" in capsys.readouterr().err
+
+
+def test_a_rerun_that_dies_is_resumed_fresh_not_from_replies_cached_before_it(tmp_path):
+    root, questions = _corpus(tmp_path)
+    replies = {"text": "Every six months."}
+    with ChatServer(responder=lambda body: replies["text"]) as server:
+        cfg = compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+                       f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+                       "reranker=none", "generator=openai", "generator.client.model=m",
+                       f"generator.client.base_url={server.base_url}", "metrics.names=[image_f1]"])
+        out = run(cfg)                                   # every reply cached
+        replies["text"] = "Once a year, since the fix."
+        # the state a rerun=true leaves when its job is killed after its first question
+        rows = (out / "predictions.jsonl").read_text().splitlines()
+        (out / "predictions.jsonl").replace(out / "predictions.20261207-000000.jsonl")
+        first = json.loads(rows[0])
+        first["answer"] = [{"type": "text", "text": replies["text"]}]
+        (out / "predictions.jsonl").write_text(json.dumps(first) + "\n")
+        info = json.loads((out / "run.json").read_text())
+        info["rerun_pending"] = sorted(json.loads(r)["id"] for r in rows)
+        (out / "run.json").write_text(json.dumps(info))
+        (out / "metrics.json").unlink()
+        run(cfg)                                         # relaunched without rerun=true: a resume
+    answers = [json.loads(x)["answer"] for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert all("since the fix" in json.dumps(a) for a in answers), answers
+    assert "rerun_pending" not in json.loads((out / "run.json").read_text())
