@@ -22,7 +22,7 @@ from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
 
 from ham.backends.local import seed_everything
-from ham.cache import FolderCache
+from ham.cache import FolderCache, key_of
 from ham.conf import instantiate_optional
 from ham.datasets.questions import Question
 from ham.generate.cache import with_generation_cache
@@ -116,9 +116,12 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True, corpus: Corpus 
     indexed.info["index_bytes"] = {**index_bytes(indexed.indexes),
                                    "pages_of_units": len({(u.doc_id, u.page) for u in corpus.units if u.page is not None})}
     # runtime objects go to the partial, not through instantiate (which would turn them into configs)
+    reranker = instantiate_optional(cfg.reranker)
+    if reranker is not None:   # its scores decide the context like an index does: rows record which ones
+        indexed.info["reranker"] = {"key": key_of([reranker.model_id, *reranker.score_key()])[:16],
+                                    "model": reranker.model_id}
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
-                                                           encoder=indexed.encoder,
-                                                           reranker=instantiate_optional(cfg.reranker))
+                                                           encoder=indexed.encoder, reranker=reranker)
     # retrieval=graph links images by their descriptions and keeps its entity links in the cache
     retriever.bind(descriptions=indexed.descriptions, cache=cache)
     retriever = attach_pages(cfg, retriever, corpus, cache, indexed.info)

@@ -50,11 +50,13 @@ log = logging.getLogger("ham.run.runner")
 
 
 def index_keys(info: dict) -> dict | None:
-    """The index keys (text, image, and pages where page retrieval runs) of a pipeline's
-    offline-stage record, or None without any."""
+    """The index keys (text, image, pages where page retrieval runs, and the reranker's model and
+    scoring where one rescored) of a pipeline's offline-stage record, or None without any."""
     keys = {m: (info.get(m) or {}).get("key") for m in ("text", "image")}
     if (info.get("page_index") or {}).get("key"):
         keys["pages"] = info["page_index"]["key"]
+    if (info.get("reranker") or {}).get("key"):
+        keys["reranker"] = info["reranker"]["key"]
     return keys if any(keys.values()) else None
 
 

@@ -186,3 +186,22 @@ def test_a_rerun_that_dies_is_resumed_fresh_not_from_replies_cached_before_it(tm
     answers = [json.loads(x)["answer"] for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert all("since the fix" in json.dumps(a) for a in answers), answers
     assert "rerun_pending" not in json.loads((out / "run.json").read_text())
+
+
+def test_rows_record_the_rerankers_scoring_and_a_resume_answers_other_scorings_again(tmp_path):
+    # the reranker decides the context as an index does: a row whose scores came from another
+    # model or way of scoring (int8 pairs once scored in batches) is not kept by a resume
+    root, questions = _corpus(tmp_path)
+    cfg = compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+                   f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
+                   "metrics.names=[image_f1]"])
+    out = run(cfg)
+    rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    key = json.loads((out / "run.json").read_text())["index"]["reranker"]["key"]
+    assert all(r["index"]["reranker"] == key for r in rows)
+    rows[1]["index"]["reranker"] = "scored-in-batches"
+    (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (out / "metrics.json").unlink()                      # not finished: a resume
+    run(cfg)
+    info = json.loads((out / "run.json").read_text())
+    assert info["sessions"][-1]["answered"] == 1
