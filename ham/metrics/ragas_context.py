@@ -19,8 +19,11 @@ as ``[IMAGE: ref | caption]``).
                              classifies every claim as attributable to the joined context (1) or
                              not (0); score = attributed / claims
 
-Undefined (None): no reference answer (nor short answer), or nothing retrieved. A failed judge
-call makes the question's value None and is counted (``judge_calls``). Context precision asks its
+Nothing retrieved (a system that failed to retrieve, an empty context) scores 0, as
+TopoGraphRAG-Bench's own evaluation scores it ("retrieval totally failed"): left undefined, a
+system's failures would drop out of its mean and make it look better. Undefined (None): no
+reference answer (nor short answer). A failed judge call makes the question's value None and is
+counted (``judge_calls``). Context precision asks its
 per-unit verdicts all at once (bounded by the judge client's concurrency).
 """
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ham.metrics.registry import Case, Resources, Scored, metric
 from ham.metrics.topology import contexts, enriched_reference, numbered, reference_claims
 
 EPSILON = 1e-10   # RAGAS's guard in the average-precision denominator
+NOTHING_RETRIEVED = Scored(0.0, {"value": 0.0, "reason": "nothing retrieved"})
 
 
 def average_precision(verdicts_in_order: list[int]) -> float:
@@ -47,8 +51,10 @@ def recall_fraction(attributed: list[int]) -> float | None:
 async def _precision(case: Case, res: Resources, joint: bool) -> Scored | None:
     reference = enriched_reference(case.question)
     ctx = contexts(case.text, case.images)
-    if not reference or not ctx:
+    if not reference:
         return None
+    if not ctx:
+        return NOTHING_RETRIEVED
     if joint:
         ctx = ["\n".join(ctx)]
     calls = Calls(res)
@@ -78,8 +84,10 @@ async def context_precision_joint(case: Case, res: Resources) -> Scored | None:
 async def context_recall(case: Case, res: Resources) -> Scored | None:
     claims = reference_claims(case.question)
     ctx = contexts(case.text, case.images)
-    if not claims or not ctx:
+    if not claims:
         return None
+    if not ctx:
+        return NOTHING_RETRIEVED
     calls = Calls(res)
     judgment = await calls.ask("context_recall", {"question": case.question.question, "context": "\n".join(ctx),
                                             "claims": numbered(claims), "n": str(len(claims))}, n_items=len(claims))

@@ -90,6 +90,15 @@ def test_no_useful_context_scores_zero_precision_and_noncommittal_zero_relevancy
     assert s["context_precision"] == 0.0 and s["context_precision_joint"] == 0.0 and s["response_relevancy"] == 0.0
 
 
+def test_nothing_retrieved_scores_zero_context_precision_and_recall_without_asking(served):
+    # TopoGraphRAG-Bench scores an empty retrieval 0 ("retrieval totally failed"); None had dropped a
+    # system's failed retrievals from its means
+    evaluator, script = served()
+    s = evaluator.score(case(bridge(), text=[], images=[], raw="I could not find it."))
+    assert s["context_precision"] == s["context_precision_joint"] == s["context_recall"] == 0.0
+    assert script.seen.get("context_precision", 0) == 0 and script.seen.get("context_recall", 0) == 0
+
+
 def test_topology_rules_single_hop_synthesis_and_failed_generation(served):
     evaluator, script = served()
     single = evaluator.score(case(single_hop(), text=[text_row("u1", "USEFUL it is a loan")], raw="No, a loan."))
