@@ -53,11 +53,25 @@ class LLMEndpoint:
                 "max_tokens": self.max_tokens, "timeout": self.timeout}
 
 
+def document_names(units) -> dict[str, str]:
+    """doc_id -> the name a system is given for the document: its source path, or where one file
+    holds several documents (MMDocIR's parquet, TopoGraph's loaded_info.json) ``<source>#<doc_id>``,
+    so that each is a document of its own to the system and its context maps back to it alone."""
+    per_source: dict[str, set] = {}
+    for unit in units:
+        per_source.setdefault(unit.source, set()).add(unit.doc_id)
+    return {u.doc_id: u.source if len(per_source[u.source]) == 1 else f"{u.source}#{u.doc_id}" for u in units}
+
+
 def documents(corpus) -> dict[str, dict]:
-    """source -> the protocol's DOC (units in reading order), for every document of the corpus."""
+    """name (``document_names``) -> the protocol's DOC (units in reading order), for every
+    document of the corpus; ``file`` is the file it was read from where that is not its name."""
+    names = document_names(corpus.units)
     out: dict[str, dict] = {}
-    for unit in sorted(corpus.units, key=lambda u: (u.source, u.order)):
-        doc = out.setdefault(unit.source, {"doc_id": unit.doc_id, "source": unit.source, "units": []})
+    for unit in sorted(corpus.units, key=lambda u: (names[u.doc_id], u.order)):
+        name = names[unit.doc_id]
+        doc = out.setdefault(name, {"doc_id": unit.doc_id, "source": name, "units": []}
+                             | ({"file": unit.source} if name != unit.source else {}))
         image = str(Path(corpus.root) / unit.image_path) if unit.image_path else None
         doc["units"].append({"unit_id": unit.unit_id, "kind": unit.kind, "modality": unit.modality,
                              "content": unit.content, "page": unit.page, "image_path": image,
@@ -168,9 +182,10 @@ class GraphSystem:
 
     def index(self, corpus, progress=None) -> dict[str, dict]:
         """Every group's index record (module docstring); ``progress(group, record)`` is told each."""
+        names = document_names(corpus.units)
         for unit in corpus.units:
-            for key in doc_keys(unit):
-                self._group_of_doc[key] = unit.source if self.index_scope == "document" else "corpus"
+            for key in doc_keys(unit) - {doc_key(unit.source)} | {doc_key(names[unit.doc_id]), doc_key(unit.doc_id)}:
+                self._group_of_doc[key] = names[unit.doc_id] if self.index_scope == "document" else "corpus"
         for group, docs in self.groups(corpus).items():
             record = self._index_group(group, docs)
             self.records[group] = record
@@ -336,7 +351,7 @@ class MegaRAGSystem(GraphSystem):
         groups = super().groups(corpus)
         for docs in groups.values():
             for doc in docs:
-                doc["pdf"] = pdf_of(Path(corpus.root), doc["source"])
+                doc["pdf"] = pdf_of(Path(corpus.root), doc.get("file", doc["source"]))
         return groups
 
     def query(self, question: Question) -> dict:

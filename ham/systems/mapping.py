@@ -96,7 +96,12 @@ class ContextMapper:
                 self._postings[s].append(unit.unit_id)
 
     def _doc(self, item: ContextItem) -> str | None:
-        key = doc_key(item.doc)
+        """The document the item names: its source path, or ``<source>#<doc_id>`` for one of several
+        documents in one file (``ham.systems.adapter.document_names``), by that document's id."""
+        name = str(item.doc) if item.doc is not None else None
+        if name is not None and "#" in name:
+            name = name.rsplit("#", 1)[1]
+        key = doc_key(name)
         return key if key in self.index.by_doc else None
 
     def _in_doc(self, unit_id: str, doc: str | None) -> bool:

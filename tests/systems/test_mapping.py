@@ -85,3 +85,40 @@ def test_unmappable_items_are_counted_with_their_reason():
     assert report["by_kind"]["chunk"]["unmapped_reasons"] == {"document 'missing.pdf' is not in the corpus": 1}
     assert report["by_kind"]["image"]["unmapped_reasons"] == {"it names no text, file, page or box": 1}
     assert [m.index for m in mapped] == [0, 1, 2, 3, 4]
+
+
+def test_documents_of_one_file_are_documents_of_their_own_to_a_system():
+    # MMDocIR's parquet and TopoGraph's loaded_info.json hold every document: keyed by file, document
+    # scope had indexed them as one and mapped a chunk to units of either
+    from types import SimpleNamespace
+
+    from ham.systems.adapter import LightRAGSystem, documents
+
+    units = [unit("a:1", "Revenue grew in the third quarter of the year.", source="layouts.parquet"),
+             unit("b:1", "Revenue grew in the third quarter of the year.", source="layouts.parquet")]
+    units[0].doc_id, units[1].doc_id = "alpha", "beta"
+    corpus = SimpleNamespace(units=units, root=".")
+    docs = documents(corpus)
+    assert {name: [u["unit_id"] for u in d["units"]] for name, d in docs.items()} == {
+        "layouts.parquet#alpha": ["a:1"], "layouts.parquet#beta": ["b:1"]}
+    assert docs["layouts.parquet#alpha"]["file"] == "layouts.parquet"
+    assert list(LightRAGSystem(index_scope="document").groups(corpus)) == ["layouts.parquet#alpha",
+                                                                          "layouts.parquet#beta"]
+    m = ContextMapper(units).map_one(0, ContextItem("chunk", units[1].content, doc="layouts.parquet#beta"))
+    assert m.units == ["b:1"]
+    assert "file" not in documents(SimpleNamespace(units=UNITS[:1], root="."))["doc.pdf"]   # one per file: as before
+
+
+def test_a_file_name_two_documents_share_is_not_restored_to_the_wrong_one(tmp_path):
+    import sys
+
+    from ham.systems.client import WRAPPERS
+
+    sys.path.insert(0, str(WRAPPERS))
+    from lightrag_common import remember_sources, restore_sources
+
+    remember_sources(str(tmp_path), [{"source": "manual_a/index.html"}, {"source": "manual_b/index.html"},
+                                     {"source": "guide/intro.html"}])
+    items = restore_sources(str(tmp_path), [{"file_path": "manual_a/index.html"}, {"file_path": "index.html"},
+                                            {"file_path": "intro.html"}])
+    assert [i["file_path"] for i in items] == ["manual_a/index.html", "index.html", "guide/intro.html"]

@@ -149,24 +149,43 @@ def document_text(doc: dict) -> str:
     return "\n\n".join(parts)
 
 
+def _known_sources(path: str) -> dict[str, list[str]]:
+    known = json.load(open(path)) if os.path.exists(path) else {}
+    return {k: v if isinstance(v, list) else [v] for k, v in known.items()}   # older folders: one source
+
+
 def remember_sources(workdir: str, docs: list[dict]) -> None:
     """LightRAG keeps only a file path's last part (``cc-concepts1.html``); the working folder
-    remembers which document each stands for, so the context names ham's source path again."""
+    remembers which documents each stands for (``manual_a/index.html`` and ``manual_b/index.html``
+    share one), so the context names ham's source path again."""
     path = os.path.join(workdir, "ham_sources.json")
-    known = json.load(open(path)) if os.path.exists(path) else {}
-    known.update({os.path.basename(d["source"]): d["source"] for d in docs})
+    known = _known_sources(path)
+    for d in docs:
+        sources = known.setdefault(os.path.basename(d["source"]), [])
+        if d["source"] not in sources:
+            sources.append(d["source"])
     with open(path, "w") as fh:
         json.dump(known, fh)
 
 
 def restore_sources(workdir: str, items: list[dict]) -> list[dict]:
-    path = os.path.join(workdir, "ham_sources.json")
-    known = json.load(open(path)) if os.path.exists(path) else {}
+    """Each item's ``file_path`` as ham's source path: the path itself when it is one, else the one
+    source its last part stands for; a last part several sources share stays as LightRAG gave it
+    (the context mapper then finds its units by text alone, never in the wrong document)."""
+    known = _known_sources(os.path.join(workdir, "ham_sources.json"))
+    full = {s for sources in known.values() for s in sources}
+
+    def restore(p: str) -> str:
+        if p in full:
+            return p
+        sources = known.get(os.path.basename(p), [])
+        return sources[0] if len(sources) == 1 else p
+
     for item in items:
         fp = item.get("file_path")
         if isinstance(fp, str) and fp:
             item["lightrag_file_path"] = fp
-            item["file_path"] = "<SEP>".join(known.get(p, known.get(os.path.basename(p), p)) for p in fp.split("<SEP>"))
+            item["file_path"] = "<SEP>".join(restore(p) for p in fp.split("<SEP>"))
     return items
 
 

@@ -417,13 +417,12 @@ class MegaRAGWrapper:
                 relations += [{**r, "branch": "kg"} for r in blocks[1]]
                 chunks += [{**c, "branch": "kg"} for c in blocks[2]]
         pages = json.load(open(os.path.join(workdir, "ham_pages.json")))
-        restore = json.load(open(os.path.join(workdir, "ham_sources.json")))
         for processed in self.recorded.get("naive_chunks") or []:
             ids = [c.get("id") for c in processed]
             stored = self.loop.run_until_complete(rag.text_chunks.get_by_ids(ids)) if ids else []
             for chunk, record in zip(processed, stored):
                 record = record or {}
-                source = restore.get(chunk.get("file_path"), chunk.get("file_path"))
+                source = restore_sources(workdir, [{"file_path": chunk.get("file_path")}])[0]["file_path"]
                 index = record.get("chunk_order_index")
                 page = next((p for p in pages.get(source, []) if p["index"] == index), {})
                 chunks.append({"content": chunk.get("content"), "file_path": chunk.get("file_path"),
