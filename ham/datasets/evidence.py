@@ -242,7 +242,10 @@ class EvidenceResolver:
                 where = "is not on" if all(u.page != item.page for u in found) else "does not overlap the gold bbox on"
                 notes.append(f"evidence {index}: layout id {item.layout} {where} page {item.page}; "
                              "the id is not used")
-                found = []
+            elif len(agree) < len(found):   # the id names units elsewhere too: only those where the item is
+                notes.append(f"evidence {index}: layout id {item.layout} also names {len(found) - len(agree)} "
+                             f"unit(s) off page {item.page} or its bbox; those are not used")
+            found = agree
         if found:
             return ItemMapping(index, "layout", [u.unit_id for u in found]), ""
         if item.layout is not None:

@@ -102,7 +102,7 @@ def select_units(pool: list[EvidenceUnit], index: EntityIndex, n: int | None, un
 def evidence_of(unit: EvidenceUnit) -> Evidence:
     kind = modality(unit)
     return Evidence(modality=kind, text=None if kind == "image" else unit.content,
-                    image=unit.image if kind == "image" else None, doc=unit.source, page=unit.page,
+                    image=unit.image if kind == "image" else None, doc=unit.doc_id, page=unit.page,
                     layout=None if unit.extra.get("layout_id") is None else str(unit.extra["layout_id"]),
                     bbox=unit.extra.get("bbox"), units=[unit.unit_id])
 

@@ -70,6 +70,15 @@ def test_a_layout_id_that_contradicts_the_bbox_is_not_used():
     assert "layout id 3 is not on page 1; the id is not used" in mapping.notes[0]
 
 
+def test_a_layout_id_that_also_names_units_on_other_pages_keeps_only_the_items_page():
+    # per-page layout ids repeat across pages: the units on the item's page decide, the others are not gold
+    units = [unit("d:1", page=0, layout=2), unit("d:5", page=1, layout=2)]
+    item = Evidence(doc="d", layout="2", page=1)
+    mapping = EvidenceResolver(units).resolve(q(item))
+    assert mapping.matched[0].rule == "layout" and item.units == ["d:5"]
+    assert "also names 1 unit(s) off page 1" in mapping.notes[0]
+
+
 def test_passage_rule_is_a_normalised_substring_within_the_document():
     units = [unit("d:1", content="Press the  RED button\nto start."), unit("e:1", doc="e", content="press the red button")]
     item = Evidence(doc="d", text="press the red   button to")

@@ -159,7 +159,7 @@ def test_the_kept_questions_carry_their_topology(built):
     bridge = by_q[BRIDGE]
     assert bridge.topology == "bridge_chain" and bridge.bridge_entities == ["gcashdata_5"]
     assert [h.sub_question for h in bridge.hops] == [Q1, Q2] and [h.evidence for h in bridge.hops] == [0, 1]
-    assert [e.doc for e in bridge.evidence] == ["guide.md", "book.md"] and bridge.meta["cross_page"]
+    assert [e.doc for e in bridge.evidence] == ["guide", "book"] and bridge.meta["cross_page"]
     assert "gcashdata_5" not in bridge.question and bridge.answer_short == "the checking account"
     synthesis = next(q for q in questions if q.topology == "synthesis")
     assert [e.modality for e in synthesis.evidence] == ["text", "image", "table"], "the three required points"
@@ -218,3 +218,27 @@ def test_a_build_cut_by_its_request_budget_resumes_from_the_cache(built, tmp_pat
         resumed = build(_cfg(tmp_path, root, descriptions, server, tmp_path / "cache", tmp_path / "resumed"))
         assert len(server.requests) - done == built["requests"] - 5, "only the calls not yet answered are sent"
     assert (resumed / "questions.jsonl").read_text() == (built["out"] / "questions.jsonl").read_text()
+
+
+def test_gold_evidence_names_its_document_not_the_file_it_was_read_from():
+    # TopoGraph's loaded_info.json holds every document: gold named by the file had resolved to units
+    # of other documents, and its page keys ("loaded_info.json#0") matched no retrieved page
+    from ham.datasets.evidence import resolve_evidence
+    from ham.datasets.pages import page_gold, page_keys
+    from ham.datasets.questions import Question
+    from ham.ingest import ingest_corpus
+    from ham.topo.build import evidence_of
+    from ham.units import build_units
+    from tests.datasets.conftest import TOPOGRAPH
+
+    docs, _ = ingest_corpus(TOPOGRAPH)
+    units = [u for d in docs for u in build_units(d)]
+    assert len({u.doc_id for u in units}) > len({u.source for u in units})       # several documents, one file
+    for u in (u for u in units if u.extra.get("layout_id") is not None and "#" not in u.unit_id):
+        item = evidence_of(u)
+        item.units = []
+        resolve_evidence([Question(id="x", question="?", evidence=[item])], units)
+        assert u.unit_id in item.units and all(x.startswith(u.doc_id + ":") for x in item.units), (u.unit_id, item.units)
+        assert all(x.split("#")[0] == u.unit_id for x in item.units), "its own unit (and its image twin) only"
+        if u.page is not None:
+            assert set(page_gold(Question(id="x", question="?", evidence=[evidence_of(u)]))) == page_keys(u.doc_id, u.page)
