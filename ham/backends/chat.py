@@ -104,11 +104,15 @@ class _Deadline(Exception):
     """An attempt ran past the client's ``timeout``."""
 
 
+_SSE_FIELDS = (b"data:", b":", b"event:", b"id:", b"retry:")
+
+
 def parse_completion(raw: bytes) -> Completion:
     """The text, usage, finish reason and model of a chat-completion body, plain JSON or
     server-sent events."""
     stripped = raw.lstrip()
-    if stripped.startswith(b"data:"):
+    # an event stream may open with a comment (": OPENROUTER PROCESSING") or an event/id/retry field
+    if stripped.startswith(_SSE_FIELDS):
         return _parse_event_stream(stripped)
     try:
         data = json.loads(raw)

@@ -102,6 +102,14 @@ def test_unasked_stream_is_aggregated_too():
     assert reply.text == "four five" and reply.finish_reason == "stop"
 
 
+def test_an_event_stream_opening_with_a_comment_or_event_field_is_read():
+    # OpenRouter keeps a stream alive with ": OPENROUTER PROCESSING"; others send "event:" lines
+    chunk = b'data: {"choices": [{"delta": {"content": "six"}, "finish_reason": "stop"}], "model": "m"}\n\n'
+    for head in (b": OPENROUTER PROCESSING\n\n", b"event: message\n", b"id: 1\nretry: 100\n"):
+        reply = parse_completion(head + chunk + b"data: [DONE]\n\n")
+        assert (reply.text, reply.finish_reason) == ("six", "stop")
+
+
 def test_chat_many_keeps_input_order_under_concurrency():
     with ChatServer(responder=lambda body: body["messages"][0]["content"].upper(), latency=0.02) as server:
         replies = client(server, concurrency=4).chat_many([[{"role": "user", "content": f"q{i}"}]
