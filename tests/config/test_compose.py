@@ -139,6 +139,20 @@ def test_paper_pipelines_pin_their_retrieval_instead_of_taking_the_defaults(grou
     assert choices.reranker == "none" and choices.retrieval == "hybrid", (choices.reranker, choices.retrieval)
 
 
+@pytest.mark.parametrize("grid,method", [("main_text", "llm_based"), ("main_text", "rule_based"),
+                                         ("main_mllm", "mllm_based")])
+def test_the_paper_grids_baselines_retrieve_over_flat_evidence_and_ham_over_its_hierarchy(grid, method):
+    # the paper's baselines "encode evidence in a flat manner" (Table 4's shared baseline); with HAM's
+    # ct/si they had retrieved exactly what HAM retrieves, so the grid compared prompts only
+    base = [f"grid={grid}", "dataset=wukong", "generator=gpt4o"]
+    baseline = _compose([*base, f"method={method}"], hydra=True).hydra.runtime.choices
+    assert (baseline.text_repr, baseline.image_repr) == ("flat_text", "flat_image")
+    ham = _compose([*base, "method=ham"], hydra=True).hydra.runtime.choices
+    assert (ham.text_repr, ham.image_repr) == ("ct", "si")
+    chosen = _compose([*base, f"method={method}", "text_repr=ct"], hydra=True).hydra.runtime.choices
+    assert chosen.text_repr == "ct", "the command line still chooses"
+
+
 def test_dataset_sample_is_a_fixed_subset(tmp_path):
     import json
 
