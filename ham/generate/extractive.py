@@ -5,17 +5,23 @@
    retrieved sentences), plus ``rank_weight`` times the unit's retrieval score to break ties.
 3. Keep the ``max_sentences`` best sentences with a positive overlap, at most ``per_unit`` from one
    unit, and write them in source order (documents in order of their best retrieval rank).
-4. Place each retrieved image (best first, at most ``max_images``) after the last kept sentence of
-   the text unit it is locally related to (its relation target); failing that, after the last kept
-   sentence from the same section. An image with no kept text beside it is left out.
+4. Place each retrieved image (best first, at most ``max_images``). Under ``method=ham``, whose
+   prompt shows each image's place in the tree: after the last kept sentence of the text unit it
+   is locally related to (its relation target), failing that after the last kept sentence from the
+   same section. Under a prompt that shows no hierarchy (the baselines): only from what that prompt
+   says about the image (the text after its ``<imgN>`` tag: a caption, the text around it), after
+   the kept sentence sharing the most terms with it. An image with no kept text beside it is left
+   out.
 
-The output cites images as ``<imgN>`` like a model would, and goes through the same parser.
+The output cites images as ``<imgN>`` like a model would, and goes through the same parser. It uses
+no more of the evidence than the method's prompt shows a model, so methods still differ under it.
 """
 from __future__ import annotations
 
 from typing import Annotated
 
 import math
+import re
 import time
 from collections import Counter
 
@@ -86,15 +92,21 @@ class ExtractiveGenerator(Generator):
         for pos, (hit, _, _) in enumerate(kept):
             if hit.unit.path:
                 last_of_section[hit.unit.path[-1]["id"]] = pos
+        structured = prompt.method == "ham"
+        cues = {} if structured else image_cues(prompt.text)
+        kept_terms = [set(tokenize([sent])[0]) for _, _, sent in kept]
         after: dict[int, list[int]] = {}
         placed = 0
         for slot, image_hit in enumerate(prompt.retrieved.images, 1):
             if placed == self.max_images:
                 break
             unit = image_hit.unit
-            pos = last_of_unit.get(unit.relation.get("target") or "")
-            if pos is None and unit.path:
-                pos = last_of_section.get(unit.path[-1]["id"])
+            if structured:
+                pos = last_of_unit.get(unit.relation.get("target") or "")
+                if pos is None and unit.path:
+                    pos = last_of_section.get(unit.path[-1]["id"])
+            else:
+                pos = best_match(set(tokenize([cues.get(slot, "")])[0]), kept_terms)
             if pos is not None:
                 after.setdefault(pos, []).append(slot)
                 placed += 1
@@ -103,3 +115,23 @@ class ExtractiveGenerator(Generator):
             lines.append(sent)
             lines.extend(f"<img{slot}>" for slot in after.get(pos, []))
         return "\n".join(lines)
+
+
+_TAG = re.compile(r"<img(\d+)>")
+
+
+def image_cues(prompt_text: str) -> dict[int, str]:
+    """What a prompt says about each image: the text after its ``<imgN>`` tag in the image section,
+    up to the next tag or section (``[Answer]``)."""
+    section = prompt_text.rsplit("[Retrieved Image]", 1)[-1] if "[Retrieved Image]" in prompt_text else ""
+    section = section.split("\n[", 1)[0]
+    marks = list(_TAG.finditer(section))
+    return {int(m.group(1)): section[m.end(): marks[i + 1].start() if i + 1 < len(marks) else len(section)]
+            for i, m in enumerate(marks)}
+
+
+def best_match(cue: set[str], kept_terms: list[set[str]]) -> int | None:
+    """The kept sentence sharing the most terms with an image's cue (the first of ties), or None."""
+    shared = [len(cue & terms) for terms in kept_terms]
+    return max(range(len(shared)), key=lambda i: (shared[i], -i)) if shared and max(shared) > 0 else None
+
