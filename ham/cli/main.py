@@ -5,12 +5,14 @@ import json
 import logging
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from ham.conf import CONF_DIR, check, instantiate_optional, plain, register
+from ham.conf import CONF_DIR, ConfigError, check, instantiate_optional, plain, register
 from ham.paths import resolve_path
 from ham.report import write_run_artifacts
-from ham.run.job import configured_run_id, hydra_runtime, run
+from ham.run.job import configured_run_id, hydra_runtime, record_failure, run
 from ham.run.tracking import tracker
 
 log = logging.getLogger("ham")
@@ -72,16 +74,24 @@ register()
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> None:
-    check(cfg)
-    choices, _ = hydra_runtime(cfg)
+    choices, overrides = hydra_runtime(cfg)
     out_root = resolve_path(cfg.paths.output_root, must_exist=False)
-    config = plain(cfg)
-    # the tracker always finishes (marked failed on an exception), so one bad run never breaks a grid
-    logger = instantiate_optional(cfg.logger)
-    with tracker(logger, config, configured_run_id(cfg), choices.get("grid") or str(cfg.name), out_root) as track:
-        out_dir = run(cfg)
-        artifacts = write_run_artifacts(out_dir)   # metrics.png/.pdf and report.html in the run folder
-        track.log_run(out_dir)
+    try:
+        check(cfg)
+        if choices.get("grid") and HydraConfig.initialized() and HydraConfig.get().mode != RunMode.MULTIRUN:
+            raise ConfigError(f"grid={choices['grid']} is a sweep: launch it with `ham -m grid={choices['grid']} ...` "
+                              "(without -m only its default cell would run)")
+        config = plain(cfg)
+        # the tracker always finishes (marked failed on an exception), so one bad run never breaks a grid
+        logger = instantiate_optional(cfg.logger)
+        with tracker(logger, config, configured_run_id(cfg), choices.get("grid") or str(cfg.name), out_root) as track:
+            out_dir = run(cfg)
+            artifacts = write_run_artifacts(out_dir)   # metrics.png/.pdf and report.html in the run folder
+            track.log_run(out_dir)
+    except BaseException as exc:
+        if choices.get("grid"):   # every grid point leaves a record, also one that fails before it runs
+            record_failure(cfg, choices["grid"], out_root, overrides, exc)
+        raise
     metrics = json.loads((out_dir / "metrics.json").read_text())
     print("\n" + "\n".join(summary_lines(metrics)))
     print(f"\nresults in {out_dir}/")

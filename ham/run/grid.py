@@ -18,6 +18,19 @@ def slurm_ids() -> dict:
     return {k.lower(): os.environ[k] for k in SLURM_VARS if k in os.environ}
 
 
+def current_job() -> str | None:
+    """This process's scheduler job, the same across a requeue (SLURM keeps a requeued job's id,
+    submitit's local executor its controller's), or None outside one."""
+    env = os.environ
+    if env.get("SLURM_ARRAY_JOB_ID"):
+        return f"slurm:{env['SLURM_ARRAY_JOB_ID']}_{env.get('SLURM_ARRAY_TASK_ID', '')}"
+    if env.get("SLURM_JOB_ID"):
+        return f"slurm:{env['SLURM_JOB_ID']}"
+    if env.get("SUBMITIT_LOCAL_JOB_ID"):
+        return f"local:{env['SUBMITIT_LOCAL_JOB_ID']}"
+    return None
+
+
 def safe_name(name: str) -> str:
     """A run or grid name usable as one folder name (an override value with '/' must not nest)."""
     return str(name).replace("/", "_").replace("\\", "_").strip() or "run"

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -43,6 +45,7 @@ from ham.ingest.corpus import INGEST_VERSION
 from ham.methods.base import length_summary
 from ham.conf import plain
 from ham.paths import resolve_path
+from ham.cache import key_of
 from ham.run import grid
 from ham.run.grid import enrichment_redo, ingest_changed, is_finished, safe_name
 from ham.run.identity import identity, run_id as identity_run_id
@@ -88,8 +91,16 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
     out_dir.mkdir(parents=True, exist_ok=True)
     choices, overrides = hydra_runtime(cfg)
     questions, question_problems = load_dataset_questions(cfg)
+    if not questions:   # nothing to answer is no finished run (0 of 0 questions had passed as one)
+        shown = "; ".join(question_problems[:3]) + (f"; ... ({len(question_problems)} problems)"
+                                                    if len(question_problems) > 3 else "")
+        raise ValueError(f"no questions to answer in {cfg.dataset.get('questions') or cfg.dataset.name}"
+                         + (f": {shown}" if shown else ""))
     redo = redo_reasons(cfg.run.redo_failures)
-    if cfg.rerun:
+    # a rerun the scheduler requeued (preempted, timed out) comes back with rerun=true: it goes on
+    # with the questions it had not reached instead of setting its own progress aside again
+    requeued = cfg.rerun and rerun_requeued(_run_info(out_dir))
+    if cfg.rerun and not requeued:
         _set_aside(out_dir)
     elif is_finished(out_dir, len(questions), redo):
         print(finished_message(rid, out_dir, redo), file=sys.stderr)
@@ -106,14 +117,40 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
     (out_dir / "metrics.json").unlink(missing_ok=True)
     resolved = redact(plain(cfg))
     (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create({**resolved, "choices": choices})))
-    _record(choices, out_root, rid, out_dir, overrides, "running")
+    _record(choices, out_root, rid, out_dir, overrides, "running", host=socket.gethostname(), pid=os.getpid())
     try:
-        _execute(cfg, build(cfg), rid, out_dir, questions, question_problems, choices, redo, started)
+        _execute(cfg, build(cfg), rid, out_dir, questions, question_problems, choices, redo, started, requeued)
     except BaseException as exc:
-        _record(choices, out_root, rid, out_dir, overrides, "failed", error=f"{exc.__class__.__name__}: {exc}")
+        _record(choices, out_root, rid, out_dir, overrides, failure_status(exc), error=f"{exc.__class__.__name__}: {exc}")
         raise
     _record(choices, out_root, rid, out_dir, overrides, "finished")
     return out_dir
+
+
+def rerun_requeued(run_info: dict) -> bool:
+    """Whether this launch is the scheduler restarting a rerun it had begun (the same job, a rerun
+    not finished), not a new ``rerun=true``."""
+    job = grid.current_job()
+    return job is not None and run_info.get("rerun_job") == job and run_info.get("rerun_pending") is not None
+
+
+def failure_status(exc: BaseException) -> str:
+    """A grid record's status for a run that stopped with ``exc``: ``interrupted`` for a signal or
+    a scheduler's exit (a preempted job submitit requeues: it records ``running`` again when it
+    restarts), ``failed`` for anything else."""
+    return "interrupted" if isinstance(exc, (SystemExit, KeyboardInterrupt)) else "failed"
+
+
+def record_failure(cfg: DictConfig, grid_name: str, out_root: Path, overrides: list[str], exc: BaseException) -> None:
+    """The grid record of a point that stopped before or while it ran (a bad config, a dataset that
+    does not load, a tracker that does not start), so every point of a grid leaves one."""
+    try:
+        rid = configured_run_id(cfg)
+    except Exception:   # the config itself is what failed: name the point by its overrides
+        rid = "unidentified-" + key_of(sorted(overrides))[:10]
+    out_dir = out_root / "runs" / safe_name(str(cfg.get("name") or "run")) / rid
+    grid.record(out_root, grid_name, rid, out_dir, overrides, failure_status(exc),
+                error=f"{exc.__class__.__name__}: {exc}")
 
 
 def _run_info(out_dir: Path) -> dict:
@@ -156,7 +193,8 @@ def _record(choices: dict, out_root: Path, rid: str, out_dir: Path, overrides: l
 
 
 def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, questions: list[Question],
-             question_problems: list[str], choices: dict, redo: frozenset, started: float) -> None:
+             question_problems: list[str], choices: dict, redo: frozenset, started: float,
+             requeued: bool = False) -> None:
     corpus, info = pipeline.corpus, pipeline.info
     if corpus is not None:
         print(corpus.report["summary"].rstrip(), file=sys.stderr)
@@ -189,15 +227,17 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
     previous = {r.get("id"): r for r in _rows(pred_path)}
     # a rerun asks the model anew; one that dies is resumed anew too: the questions it had not reached
     # stay fresh (run.json's rerun_pending), never served the replies cached before the rerun
-    fresh = rerun_fresh(cfg, questions, out_dir) or frozenset(before.get("rerun_pending") or ()) - set(previous)
+    pending = frozenset(before.get("rerun_pending") or ()) - set(previous)
+    fresh = pending if requeued else rerun_fresh(cfg, questions, out_dir) or pending
     if fresh:
-        run_info["rerun_pending"] = sorted(fresh)
+        run_info["rerun_pending"], run_info["rerun_job"] = sorted(fresh), grid.current_job()
     run_json.write_text(json.dumps(run_info, indent=2))
     rows = pipeline.answer_all(questions, pred_path, desc=f"{cfg.name}/{rid}", progress=cfg.progress,
                                redo_failures=redo, fresh=fresh)   # a system's pipeline answers its own way
     session["answered"] = sum(1 for r in rows if previous.get(r["id"]) != r)
     run_info["predictions"] = predictions_record(rows)
     run_info.pop("rerun_pending", None)
+    run_info.pop("rerun_job", None)
     run_json.write_text(json.dumps(run_info, indent=2))
     metrics = {"run_id": rid, **pipeline.evaluator.summary(rows), "index": info,
                "si_fallback_images": info.get("si_fallback_images", 0),

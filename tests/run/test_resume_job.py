@@ -205,3 +205,45 @@ def test_rows_record_the_rerankers_scoring_and_a_resume_answers_other_scorings_a
     run(cfg)
     info = json.loads((out / "run.json").read_text())
     assert info["sessions"][-1]["answered"] == 1
+
+
+def test_a_requeued_rerun_goes_on_instead_of_setting_its_own_progress_aside(tmp_path, monkeypatch):
+    # submitit requeues a preempted job with its overrides, rerun=true included: each restart had moved
+    # the partial predictions aside and asked everything again
+    root, questions = _corpus(tmp_path)
+    replies = {"text": "Every six months."}
+    with ChatServer(responder=lambda body: replies["text"]) as server:
+        base = ["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+                f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "reranker=none",
+                "generator=openai", "generator.client.model=m", f"generator.client.base_url={server.base_url}",
+                "metrics.names=[image_f1]"]
+        out = run(compose(base))
+        replies["text"] = "Once a year, since the fix."
+        monkeypatch.setenv("SLURM_JOB_ID", "77")
+        # the state the rerun's job leaves when SLURM preempts it after its first question
+        rows = (out / "predictions.jsonl").read_text().splitlines()
+        (out / "predictions.jsonl").replace(out / "predictions.20261207-000000.jsonl")
+        first = json.loads(rows[0])
+        first["answer"] = [{"type": "text", "text": replies["text"]}]
+        (out / "predictions.jsonl").write_text(json.dumps(first) + "\n")
+        info = json.loads((out / "run.json").read_text())
+        info |= {"rerun_pending": sorted(json.loads(r)["id"] for r in rows), "rerun_job": "slurm:77"}
+        (out / "run.json").write_text(json.dumps(info))
+        (out / "metrics.json").unlink()
+        asked = len(server.requests)
+        run(compose([*base, "rerun=true"]))              # the requeued job: same overrides, same job id
+        assert len(server.requests) - asked == 2, "only the questions the rerun had not reached"
+    assert len(list(out.glob("predictions.*.jsonl"))) == 1, "its own progress was not set aside"
+    answers = [json.loads(x)["answer"] for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(answers) == 3 and all("since the fix" in json.dumps(a) for a in answers)
+
+
+def test_a_run_without_questions_fails_naming_why(tmp_path):
+    # every line skipped had ended as a "finished" run of 0 questions with exit code 0
+    root, _ = _corpus(tmp_path)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query": "no id or question field"}\n')
+    cfg = compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={bad}", "progress=false",
+                   f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}"])
+    with pytest.raises(ValueError, match="no questions to answer in .*bad.jsonl: .*bad.jsonl:1"):
+        run(cfg)
