@@ -153,6 +153,15 @@ def test_the_paper_grids_baselines_retrieve_over_flat_evidence_and_ham_over_its_
     assert chosen.text_repr == "ct", "the command line still chooses"
 
 
+@pytest.mark.parametrize("pipeline", ["grid=topology", "grid=topograph_table2", "experiment=demo_topology"])
+def test_a_topology_pipeline_on_another_dataset_takes_that_datasets_questions(pipeline):
+    # they had set the demo's topology questions globally: dataset=topograph kept them (and the name)
+    own = _compose([pipeline])
+    assert own.dataset.questions.endswith("demo/topology_questions.jsonl") and own.name == "demo_topology"
+    other = _compose([pipeline, "dataset=topograph"])
+    assert other.dataset.questions.endswith("annotations/benchmark.json") and other.name == "topograph"
+
+
 def test_dataset_sample_is_a_fixed_subset(tmp_path):
     import json
 
