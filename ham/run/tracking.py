@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import re
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Iterator
@@ -97,8 +96,10 @@ class WandbLogger:
         mode = os.environ.get("WANDB_MODE") or self.mode
         wandb_dir = out_root / "wandb"
         wandb_dir.mkdir(parents=True, exist_ok=True)
+        # one ham run is one W&B run: a relaunch, a resume or a requeued job logs into it again
+        # (a fresh id per launch had made one run several, the interrupted ones marked failed)
         run = wandb.init(project=self.project, entity=self.entity, group=group, name=run_id,
-                         id=f"{run_id}-{int(time.time())}", config=redact(config), dir=str(wandb_dir), mode=mode,
+                         id=run_id, resume="allow", config=redact(config), dir=str(wandb_dir), mode=mode,
                          reinit="finish_previous",
                          # W&B's own metadata would record sys.argv, where a key passed as an override
                          # would leak; ham's run.json carries provenance (git, versions, SLURM ids)

@@ -92,3 +92,26 @@ def test_the_wandb_table_reads_predictions_with_the_shared_torn_line_rule(tmp_pa
     table = next(item["predictions"] for item in run.logged if "predictions" in item)
     assert [row[0] for row in table.data] == ["q1"]
     assert "predictions.jsonl:2" in caplog.text
+
+
+def test_one_ham_run_is_one_wandb_run_whatever_the_launches(tmp_path, monkeypatch):
+    # a fresh id per launch had made a relaunched or requeued run several W&B runs
+    import sys
+    import types
+
+    from ham.run.tracking import WandbLogger
+
+    inits = []
+
+    class FakeRun:
+        dir = None
+
+        def finish(self, exit_code=0):
+            pass
+
+    fake = types.SimpleNamespace(init=lambda **kw: inits.append(kw) or FakeRun(), Settings=lambda **kw: kw)
+    monkeypatch.setitem(sys.modules, "wandb", fake)
+    for _ in range(2):
+        with WandbLogger(mode="disabled").start({"seed": 0}, "abc123", "demo", tmp_path):
+            pass
+    assert [(i["id"], i["resume"]) for i in inits] == [("abc123", "allow"), ("abc123", "allow")]
