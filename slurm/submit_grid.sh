@@ -20,10 +20,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 ham=${HAM_BIN:-$root/.venv/bin/ham}
 logs=${HAM_DRIVER_LOGS:-$root/outputs/grids/$grid}
 mkdir -p "$logs"
+# every override quoted for the shell sbatch --wrap runs ('name=${dataset.name}_b', values with spaces)
+printf -v extra ' %q' "$@"
+[ $# -gt 0 ] || extra=""
 sbatch --job-name="ham-driver-$grid" --cpus-per-task=1 --mem=2G \
   --time="${HAM_DRIVER_TIME:-7-00:00:00}" \
   ${HAM_SLURM_PARTITION:+--partition=$HAM_SLURM_PARTITION} \
   ${HAM_SLURM_ACCOUNT:+--account=$HAM_SLURM_ACCOUNT} \
   --output="$logs/driver-%j.log" \
-  --wrap="cd '$root' && '$ham' -m grid=$grid hydra/launcher=$launcher $*"
+  --wrap="cd '$root' && '$ham' -m grid=$grid hydra/launcher=$launcher$extra"
 echo "driver submitted; its log: $logs/driver-<jobid>.log; the grid's runs: $logs/runs/"
