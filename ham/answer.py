@@ -3,12 +3,16 @@
 Generated answers cite the images they were given by slot number (``img1`` ... ``imgK``, as the
 prompt labels them). The parser accepts the styles models produce: ``<img3>``, ``<img 3>``,
 ``![any alt](img3)``, ``[IMG 3]``, ``[img3]``, ``<IMG_3>``, and ``image3`` for ``img3`` in each
-(``![summary](image3)`` is MMDocRAG's style). Reference answers write images as Markdown
-``![alt](REF)`` with REF as the source document writes it.
+(``![summary](image3)`` is MMDocRAG's style). A Markdown image citing a given image by the
+reference the prompt printed beside its tag (``![figure](figures/pay.png)``, or its file name)
+is that image. Reference answers write images as Markdown ``![alt](REF)`` with REF as the source
+document writes it.
 
 A generation fails (and scores zero, kept in the denominator) when it is empty (``empty``), holds
-images but no text (``no_text``), or cites an image slot that was not given
-(``cites_unknown_image``). The failure reason is recorded.
+images but no text (``no_text``), or cites an image that was not given: a slot that does not
+exist, or a Markdown image whose reference is none of the given images' (``cites_unknown_image``;
+the paper counts such invalid generations as failures, and shown as an image it would otherwise
+count as no image at all). The failure reason is recorded.
 """
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ from dataclasses import dataclass, field
 SLOT_PATTERN = re.compile(
     r"!\[[^\]]*\]\(\s*<?(?:image|img)[ _-]?(\d+)>?\s*\)"      # ![alt](img3), ![alt](image3)
     r"|<\s*(?:image|img)[ _-]?(\d+)\s*/?>"                      # <img3>, <img 3>, <IMG_3/>, <image3>
-    r"|\[\s*(?:image|img)[ _-]?(\d+)\s*\]",                     # [IMG 3], [img3], [Image 3]
+    r"|\[\s*(?:image|img)[ _-]?(\d+)\s*\]"                      # [IMG 3], [img3], [Image 3]
+    r"|!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)",    # ![alt](figures/pay.png): by reference
     re.IGNORECASE)
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
@@ -73,6 +78,16 @@ def _append_text(segments: list[Segment], text: str) -> None:
         segments.append(Segment("text", text=text))
 
 
+def slot_of_reference(ref: str, slots: dict[int, tuple[str, str]]) -> int | None:
+    """The slot whose image reference is ``ref`` (as written, else by file name), or None."""
+    for number, (_, image) in slots.items():
+        if image and ref == image:
+            return number
+    name = ref.rstrip("/").rsplit("/", 1)[-1]
+    found = [n for n, (_, image) in slots.items() if image and str(image).rsplit("/", 1)[-1] == name]
+    return found[0] if len(found) == 1 else None
+
+
 def parse_generated(raw: str | None, slots: dict[int, tuple[str, str]]) -> InterleavedAnswer:
     """Parse model output. ``slots`` maps slot number -> (unit_id, image reference)."""
     if raw is None or not raw.strip():
@@ -81,7 +96,13 @@ def parse_generated(raw: str | None, slots: dict[int, tuple[str, str]]) -> Inter
     pos = 0
     for m in SLOT_PATTERN.finditer(raw):
         _append_text(segments, raw[pos:m.start()])
-        number = int(next(g for g in m.groups() if g is not None))
+        if m.group(4) is not None:
+            number = slot_of_reference(m.group(4), slots)
+            if number is None:
+                raise AnswerFailure("cites_unknown_image", f"{m.group(4)} was shown as an image but is none of the "
+                                                           f"given images ({sorted(slots) or 'no images'})")
+        else:
+            number = int(next(g for g in m.groups()[:3] if g is not None))
         if number not in slots:
             raise AnswerFailure("cites_unknown_image",
                                 f"img{number} was cited but only {sorted(slots) or 'no images'} were given")

@@ -15,6 +15,8 @@ SLOTS = {1: ("d:5", "figures/a.png"), 2: ("d:9", "figures/b.png"), 3: ("d:12", "
     "Open the dialog. ![the dialog](image2) Then save.",
     "Open the dialog. [Image 2] Then save.",
     "Open the dialog. <image_2> Then save.",
+    "Open the dialog. ![the dialog](figures/b.png) Then save.",     # by the reference the prompt printed
+    "Open the dialog. ![the dialog](b.png) Then save.",             # by its file name
 ])
 def test_reference_styles_map_to_units(raw):
     ans = parse_generated(raw, SLOTS)
@@ -29,7 +31,9 @@ def test_image_cited_twice_counts_once_in_images():
 
 
 @pytest.mark.parametrize("raw,reason", [("", "empty"), ("   \n", "empty"), (None, "empty"),
-                                        ("See <img7>.", "cites_unknown_image"), ("<img1>", "no_text")])
+                                        ("See <img7>.", "cites_unknown_image"), ("<img1>", "no_text"),
+                                        # an image that was never given: shown, it had counted as no image
+                                        ("See this.\n![chart](figures/made_up.png)", "cites_unknown_image")])
 def test_failures_have_reasons(raw, reason):
     with pytest.raises(AnswerFailure) as exc:
         parse_generated(raw, SLOTS)
