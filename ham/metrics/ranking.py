@@ -38,7 +38,7 @@ import math
 from ham.datasets.evidence import area, doc_key, intersection
 from ham.datasets.pages import page_gold, page_keys
 from ham.metrics.registry import Case, Resources, metric
-from ham.metrics.topology import resolved
+from ham.metrics.topology import resolved, shown_units
 
 
 def _page_of(row: dict) -> tuple[str, int] | None:
@@ -119,7 +119,7 @@ def page_evidence_recall(case: Case) -> float | None:
     q = case.question
     if not resolved(q):
         return None
-    found = {uid for row in [*case.text, *case.images] for uid in [row.get("unit_id"), *row.get("members", ())]}
+    found = {uid for row in [*case.text, *case.images] for uid in shown_units(row)}
     for row in case.pages:
         found.update(row.get("units", ()))
     return sum(1 for item in q.evidence if found & set(item.units)) / len(q.evidence)

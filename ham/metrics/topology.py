@@ -129,13 +129,22 @@ def contexts(text_rows: list[dict], image_rows: list[dict]) -> list[str]:
 
 # --------------------------------------------------------------------------- gold units and ranks
 
+def shown_units(row: dict) -> list[str]:
+    """The units a retrieved row shows the model: the unit and, for a passage assembled under a
+    budget, its members; for a passage cut to the budget (``row["cut"]``) only the members shown
+    whole, so a unit whose text was cut off is not counted as retrieved."""
+    if row.get("cut"):
+        return list(row.get("members", ()))
+    return [uid for uid in [row.get("unit_id"), *row.get("members", ())] if uid is not None]
+
+
 def prompt_positions(text_rows: list[dict], image_rows: list[dict]) -> dict[str, int]:
     """Unit id -> its best 1-based position in the prompt's one evidence order: text rows, then
     image rows (module docstring). An assembled passage (``retrieval=budget``) places each of its
     member units at its own position."""
     positions: dict[str, int] = {}
     for pos, row in enumerate([*text_rows, *image_rows], 1):
-        for uid in [row.get("unit_id"), *row.get("members", ())]:
+        for uid in shown_units(row):
             if uid is not None and uid not in positions:
                 positions[uid] = pos
     return positions

@@ -26,7 +26,8 @@ passages from them, walking the fused ranking of the candidate pool (scores min-
    it gains where questions need links and costs at short budgets elsewhere (docs/retrieval_budget.md).
 3. The budget. A passage that does not fit is cut down (whole section -> its relevant units -> its
    best units that fit); when none of those fits, its best unit is cut to the room left, between
-   words (nothing of it when not one word fits), and the context is full (``last: cut``), or it is
+   words and marked with " …" (nothing of it when not one word fits; the row records the cut, and
+   only the units shown whole count as retrieved), and the context is full (``last: cut``), or it is
    skipped and the walk goes on with smaller units (``last: skip``). At most ``k_t`` passages;
    passages are separated by a newline, counted.
 
@@ -58,6 +59,7 @@ from ham.settings import Doc, OneOf, Range
 from ham.units import EvidenceUnit
 
 TABLE_KEY = "|table:"
+CUT_MARK = " …"   # ends a passage cut to the budget, so neither the model nor a reader takes it for whole
 
 
 class TextLength:
@@ -251,18 +253,24 @@ class TreeAssembly:
 def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | None = None) -> EvidenceUnit:
     """The evidence unit a passage is shown as: the unit itself when it holds one, else a new unit
     of its members' texts in document order under the section's heading path (module docstring).
-    ``text`` replaces the content (a first unit cut to the budget)."""
+    ``text`` replaces the content (the passage cut to the budget, ending in ``CUT_MARK``): its
+    ``extra["cut"]`` says how much of it is shown, ``members`` then lists only the units shown
+    whole (the metrics that count units credit those alone), and no neighbour follows it."""
     members = sorted(passage.members, key=lambda uid: units[uid].order)
     first, last = units[members[0]], units[members[-1]]
     extra = {"members": members, "role": passage.role}
+    if text is not None:
+        full = "\n".join(units[uid].content for uid in members)
+        extra |= {"members": [uid for uid in members if units[uid].content in text],
+                  "cut": {"shown_chars": len(text), "full_chars": len(full)}}
     if len(members) == 1:
-        unit = first if text is None else replace(first, content=text)
+        unit = first if text is None else replace(first, content=text, local={**first.local, "next_text": ""})
         return replace(unit, extra={**unit.extra, **extra})
     cut = next((i + 1 for i, step in enumerate(first.path) if step["id"] == passage.section), len(first.path))
     content = "\n".join(units[uid].content for uid in members) if text is None else text
     return replace(first, unit_id=f"{first.unit_id}+{len(members) - 1}", kind="text", content=content,
                    path=first.path[:cut], relation={"type": "section_text", "target": None},
-                   local={**first.local, "next_text": last.local.get("next_text", "")},
+                   local={**first.local, "next_text": last.local.get("next_text", "") if text is None else ""},
                    extra={**first.extra, **extra})
 
 
@@ -340,10 +348,10 @@ class BudgetedText:
             room = left - (gap if text else 0)
             unit = passage_unit(p, units)
             if self.length(unit.content) > room:   # the first or the last passage: cut to what is left
-                cut = self.length.cut(unit.content, max(room, 0))
+                cut = self.length.cut(unit.content, max(room - self.length(CUT_MARK), 0))
                 if not cut:                        # not one whole word fits: the context is full
                     break
-                unit = passage_unit(p, units, text=cut)
+                unit = passage_unit(p, units, text=cut + CUT_MARK)
             left = room - self.length(unit.content)
             text.append((unit, p.score))
             shown.append(p)

@@ -62,8 +62,10 @@ class Hit:
             row["text"] = u.content
         if u.extra.get("bbox"):   # the source's box on its page (MMDocIR layouts: page-size coordinates)
             row["bbox"] = list(u.extra["bbox"])
-        if len(u.extra.get("members", ())) > 1:   # a passage assembled under a budget (ham.retrieve.budget)
-            row["members"] = list(u.extra["members"])
+        if len(u.extra.get("members", ())) > 1 or u.extra.get("cut"):   # a passage assembled or cut under a budget
+            row["members"] = list(u.extra["members"])                    # (ham.retrieve.budget)
+        if u.extra.get("cut"):
+            row["cut"] = dict(u.extra["cut"])
         return row
 
 

@@ -124,9 +124,15 @@ def test_the_budget_stops_the_context_and_passages_are_cut_down_to_fit():
     assert used <= 250, used
     assert ids(text)[0] == ["m:5", "m:6", "m:7"], "the whole section (319 characters) did not fit: its best units did"
     text, _, _ = run(scores, budget=40, parents_from=0)
-    assert len(text) == 1 and text[0][0].content == "Brush option 2: a setting of the brush", \
-        "the first unit always, cut to the budget between words (40 would end inside 'that')"
-    assert BRUSH[2].startswith(text[0][0].content)
+    assert len(text) == 1 and text[0][0].content == "Brush option 2: a setting of the brush …", \
+        "the first unit always, cut to the budget between words and marked as cut (40 would end inside 'that')"
+    assert BRUSH[2].startswith(text[0][0].content[:-2]) and len(text[0][0].content) <= 40
+    # the row says so, and a unit shown in part is not counted as retrieved by the unit metrics
+    from ham.metrics.topology import shown_units
+
+    row = Hit(text[0][0], 1.0, 1).to_row()
+    assert row["cut"] == {"shown_chars": 40, "full_chars": len(BRUSH[2])} and shown_units(row) == []
+    assert text[0][0].local.get("next_text", "") == "", "no neighbour follows a cut passage in the prompt"
     text, _, _ = run(scores, budget=4, parents_from=0)
     assert text == [], "not one whole word fits: nothing, not a fragment of one"
 
@@ -215,7 +221,7 @@ def test_the_budget_settings_change_what_is_retrieved():
     assert text_of(budget=100, assembly=TreeAssembly(last="skip")) == ["m:7", "m:14"], \
         "the parent (58 characters) no longer fits, nor the pencil's 28; Files' 11 do"
     cut = _retriever(budget=100).retrieve("q").text
-    assert [h.unit.unit_id for h in cut] == ["m:7", "m:11"] and cut[1].unit.content == "The pencil draws hard", \
+    assert [h.unit.unit_id for h in cut] == ["m:7", "m:11"] and cut[1].unit.content == "The pencil draws hard …", \
         "last=cut: the pencil unit is cut to the room left (24 characters) between words and the context is full"
     assert text_of(budget=2000, assembly=TreeAssembly(merge_ratio=1.0)) == ["m:5+2", "m:2", "m:11"]
     assert text_of(budget=2000, assembly=TreeAssembly(parents_from=0)) == ["m:5+3", "m:11", "m:14"]
