@@ -12,8 +12,10 @@ the system returned them) is mapped by the first rule that finds units:
               names none) that share word 4-grams with it: a unit maps when at least
               ``OVERLAP_THRESHOLD`` of its own 4-grams are in the item (the chunk holds most of the
               unit) or at least that share of the item's 4-grams are the unit's (the chunk lies
-              mostly inside one long unit). A unit of fewer than four words maps when its words
-              occur, in order, in the item. Text is compared whitespace-collapsed and lower-cased,
+              mostly inside one long unit). A text unit of fewer than four words maps when its
+              words occur, in order, in an item of its own document; an image or table unit never
+              maps by so short a text (its content is a caption or label: "As Figure 3 shows" in a
+              chunk does not retrieve the figure), nor does one when the item names no document. Text is compared whitespace-collapsed and lower-cased,
               as words (``\\w+``), so a system's re-spacing or markdown does not matter.
 ``image``     an item naming an image file: the units whose ``image`` or ``image_path`` has that file
               name, within its document when it names one.
@@ -86,6 +88,8 @@ class ContextMapper:
         self._tokens: dict[str, list[str]] = {}
         self._shingles: dict[str, set] = {}
         self._postings: dict[tuple, list[str]] = defaultdict(list)
+        # units a few words long may map by those words: text only (module docstring)
+        self._short_text = {u.unit_id for u in units if u.modality == "text" and u.kind != "table"}
         for unit in units:
             if unit.modality == "image" and not unit.content:
                 continue
@@ -135,7 +139,8 @@ class ContextMapper:
         found, scores = [], {}
         doc_units = None if doc is None else {u.unit_id for u in self.index.by_doc[doc]}
         pool = self._tokens if doc_units is None else doc_units
-        short = [uid for uid in pool if 0 < len(self._tokens.get(uid, ())) < SHINGLE]
+        short = [uid for uid in pool if 0 < len(self._tokens.get(uid, ())) < SHINGLE
+                 and uid in self._short_text] if doc_units is not None else []
         for uid in [*sorted(shared, key=lambda u: -shared[u]), *short]:
             if uid in scores or (doc_units is not None and uid not in doc_units):
                 continue

@@ -122,3 +122,16 @@ def test_a_file_name_two_documents_share_is_not_restored_to_the_wrong_one(tmp_pa
     items = restore_sources(str(tmp_path), [{"file_path": "manual_a/index.html"}, {"file_path": "index.html"},
                                             {"file_path": "intro.html"}])
     assert [i["file_path"] for i in items] == ["manual_a/index.html", "index.html", "guide/intro.html"]
+
+
+def test_a_chunk_mentioning_a_figure_does_not_retrieve_the_figure():
+    # an image unit's content is its caption ("Figure 3"): text-only systems had been credited with
+    # figure and table gold for a sentence that names them
+    units = [unit("d:1", "Revenue grew in every quarter of the year, as the charts show.", order=1),
+             unit("d:2", "Figure 3", kind="image", image="figures/rev.png", order=2),
+             unit("d:3", "Note", order=3)]
+    mapper = ContextMapper(units)
+    m = mapper.map_one(0, ContextItem("chunk", "As Figure 3 shows, revenue grew. Note the dip.", doc="doc.pdf"))
+    assert "d:2" not in m.units and "d:3" in m.units, "a short text unit of the document still maps"
+    assert mapper.map_one(0, ContextItem("chunk", "Note the dip in the third quarter.")).units == [], \
+        "with no document named, a word or two matches anywhere: not mapped"
