@@ -115,6 +115,16 @@ class Validator:
             c.required = [i for i, v in enumerate(got) if v == 0]
             if len(c.required) < self.min_required:
                 c.reject("leave_one_out", REASONS["leave_one_out"])
+        # the required points alone must still reach the conclusion: two interchangeable points are
+        # each not required (either can go), yet the conclusion needs one of them; then the gold
+        # keeps every point, or a system retrieving exactly the gold could not answer
+        partial = [c for c in self._alive(cands) if c.required is not None and len(c.required) < len(c.units)]
+        jobs = [(c, "required_sufficient", [c.units[i] for i in c.required], False) for c in partial]
+        for (c, *_), v in zip(jobs, self._ask(jobs)):
+            if v is None:
+                c.reject("required_sufficient", "check_failed")
+            elif v == 0:
+                c.required = list(range(len(c.units)))
         if self.retrieve_text is not None:
             alive = self._alive(cands)
             self._run("text_top_k", [(c, "text_top_k", self.retrieve_text(c.question, self.top_k), False)

@@ -84,6 +84,16 @@ def test_leave_one_out_keeps_only_the_required_points(units):
     assert two.rejected == {"check": "leave_one_out", "reason": "too_few_required_points"} and two.required == [0, 1]
 
 
+def test_interchangeable_points_stay_in_the_gold_when_the_required_ones_alone_do_not_suffice(units):
+    # the conclusion needs P2, P3, P4 and P0 or P1: neither of P0, P1 is required on its own, yet
+    # the required three alone do not reach it; the gold had been those three
+    either = lambda ctx: int(all(p in ctx for p in ("P2", "P3", "P4")) and ("P0" in ctx or "P1" in ctx))  # noqa: E731
+    c = _synthesis(units)
+    Validator(FakeCalls(either), TaskPrompt.load("sufficiency_v1"), units).synthesis([c])
+    assert c.rejected is None and c.required == [0, 1, 2, 3, 4]
+    assert [k["answerable"] for k in c.checks if k["check"] == "required_sufficient"] == [0]
+
+
 def test_all_points_insufficient_and_failed_checks_reject(units):
     c = _synthesis(units)
     Validator(FakeCalls(lambda ctx: 0), TaskPrompt.load("sufficiency_v1"), units).synthesis([c])
