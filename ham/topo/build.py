@@ -28,6 +28,8 @@ Every model call goes through the run's ``generator`` behind the generation cach
 """
 from __future__ import annotations
 
+import re
+
 import copy
 import json
 import logging
@@ -48,6 +50,7 @@ from ham.topo.prompt import TaskPrompt
 from ham.topo.validate import Validator
 from ham.topo.views import modality
 from ham.units import EvidenceUnit, is_table_image, write_jsonl
+from ham.text import tokenize
 
 log = logging.getLogger("ham.topo.build")
 WORDS = {"text": "text", "image": "figure", "table": "table"}
@@ -107,6 +110,26 @@ def evidence_of(unit: EvidenceUnit) -> Evidence:
                     bbox=unit.extra.get("bbox"), units=[unit.unit_id])
 
 
+_TOKEN = re.compile(r"\w[\w.,:/%+-]*[\w%]|\w")
+
+
+def data_points(fact: str, evidence: str, most: int = 3) -> list[str]:
+    """A point's data points, as TopoGraphRAG-Bench's synthesis answers list them: the values its
+    fact states (numbers, names) that its evidence holds verbatim, at most ``most``, so a context
+    holding the evidence holds them (entity recall); the fact's first word aside, being capitalised
+    as any sentence's is."""
+    found = []
+    for i, m in enumerate(_TOKEN.finditer(fact)):
+        value = m.group(0).rstrip(".,:")
+        numeric = any(ch.isdigit() for ch in value)
+        if not (numeric or (value[0].isupper() and i > 0 and tokenize([value])[0])):   # no "A", "The"
+            continue
+        if value in found or value not in evidence:
+            continue
+        found.append(value)
+    return found[:most]
+
+
 def path_of(c: Candidate, units: dict[str, EvidenceUnit] | None = None) -> str:
     """The ordered modality path (TopoGraphRAG-Bench's words): a chain's hop modalities in order, a
     synthesis question's set, a single unit's modality."""
@@ -134,7 +157,10 @@ def to_question(c: Candidate, units: dict[str, EvidenceUnit], build: dict) -> Qu
     mods = [e.modality for e in evidence]
     meta = {"cross_page": cross_page([units[u] for u in keep]), "cross_modal": any(m != "text" for m in mods),
             "modalities": mods, "build": build, "checks": c.checks, "candidate": c.id}
-    q = Question(id=c.id, question=c.question, reference_answer=c.answer, answer_short=c.answer, topology=c.topology,
+    # a synthesis question has no short answer (TopoGraphRAG-Bench writes none): its entities are
+    # its points' data points, not the whole conclusion as one "entity" no context ever holds
+    short = None if c.topology == "synthesis" else c.answer
+    q = Question(id=c.id, question=c.question, reference_answer=c.answer, answer_short=short, topology=c.topology,
                  evidence=evidence, kinds=[c.topology, *sorted(set(mods))] + (["cross_modal"] if meta["cross_modal"] else []),
                  gold_text=[e.text for e in evidence if e.text], gold_images=[e.image for e in evidence if e.image],
                  gold_pages=list(dict.fromkeys(e.doc for e in evidence)), meta=meta)
@@ -143,7 +169,8 @@ def to_question(c: Candidate, units: dict[str, EvidenceUnit], build: dict) -> Qu
         q.hops = [Hop(h.question, h.answer, h.modality, i) for i, h in enumerate(c.hops)]
         q.meta["strength"] = c.meta.get("strength")
     elif c.topology == "synthesis":
-        q.evidence_points = [EvidencePoint(c.points[i], [], k, f"p{i + 1}") for k, i in enumerate(c.required)]
+        q.evidence_points = [EvidencePoint(c.points[i], data_points(c.points[i], units[c.units[i]].content), k,
+                                           f"p{i + 1}") for k, i in enumerate(c.required)]
         q.meta.update(pattern_type=c.pattern, entity=c.entity,
                       dropped_points=[{"fact": c.points[i], "unit": c.units[i]}
                                       for i in range(len(c.units)) if i not in c.required])

@@ -60,7 +60,10 @@ class TopoScript:
             n = int(re.search(r"The (\d+) pieces", user).group(1))
             entity = re.search(r'all concern "([^"]+)"', user).group(1).lower()
             question, conclusion, pattern, _ = self.synthesis[entity]
-            points = "\n".join(f"<point_{i}>Fact {i} about {entity}.</point_{i}>" for i in range(1, n + 1))
+            # each point quotes the start of its own piece, as "a short sentence from that piece only"
+            pieces = re.split(r"\n?\[\d+\] \([^)]*\)\n", _between(user, "numbered.", "For each piece"))[1:]
+            points = "\n".join(f"<point_{i}>Fact {i} about {entity}: {' '.join(p.split()[:8])}</point_{i}>"
+                                for i, p in enumerate(pieces[:n], 1))
             return f"{points}\n<question>{question}</question>\n<conclusion>{conclusion}</conclusion>\n<pattern>{pattern}</pattern>"
         if "You check whether a context" in system:
             self.seen["sufficiency"] += 1

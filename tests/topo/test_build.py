@@ -242,3 +242,24 @@ def test_gold_evidence_names_its_document_not_the_file_it_was_read_from():
         assert all(x.split("#")[0] == u.unit_id for x in item.units), "its own unit (and its image twin) only"
         if u.page is not None:
             assert set(page_gold(Question(id="x", question="?", evidence=[evidence_of(u)]))) == page_keys(u.doc_id, u.page)
+
+
+def test_a_synthesis_questions_entities_are_its_points_data_points_held_by_its_evidence(built):
+    # the whole conclusion as its one "entity" had made entity recall 0 whatever was retrieved
+    from ham.metrics.registry import Case
+    from ham.metrics.structural import benchmark_entity_recall, entity_items
+
+    questions, _ = load_questions(built["out"] / "questions.jsonl")
+    synthesis = next(q for q in questions if q.topology == "synthesis")
+    assert synthesis.answer_short is None and synthesis.reference_answer
+    points = [d for p in synthesis.evidence_points for d in p.data_points]
+    assert points, [p.fact for p in synthesis.evidence_points]
+    from ham.ingest import ingest_corpus
+    from ham.units import build_units
+
+    docs, _ = ingest_corpus(built["root"])
+    units = {u.unit_id: u for d in docs for u in build_units(d)}
+    shown = "\n".join(units[e.units[0]].content for e in synthesis.evidence)   # text, or a figure's caption
+    items = entity_items(Case(synthesis, [], [], None))
+    assert items == points and benchmark_entity_recall(items, shown) == 1.0, (items, shown)
+    assert not {"A", "The", "An"} & set(items)
