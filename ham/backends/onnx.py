@@ -121,5 +121,5 @@ class OnnxBert:
             feed = {"input_ids": np.array([e.ids], dtype=np.int64), "attention_mask": np.ones((1, n), dtype=np.int64),
                     "token_type_ids": np.array([e.type_ids], dtype=np.int64)}
             result = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
-            out.append((result[0] if result.ndim == 3 else result[0], feed["attention_mask"][0]))
+            out.append((result[0], feed["attention_mask"][0]))
         return out

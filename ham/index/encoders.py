@@ -239,6 +239,8 @@ ShowProgress = Annotated[bool, Doc("a progress bar while encoding")]
 class SentenceTransformerEncoder(BatchedEncoder):
     """A sentence-transformers model. ``model`` is ``minilm`` (the bundled default) or a path."""
 
+    model_batch: int | None = None   # texts one forward pass takes (None: every text of a batch)
+
     def __init__(self, model: Annotated[str, Model(), Doc("minilm (bundled) or a sentence-transformers "
                                                           "folder")] = "minilm",
                  batch_size: BatchSize = 64, device: Device = None,
@@ -290,7 +292,7 @@ class SentenceTransformerEncoder(BatchedEncoder):
         return int(dim_of())
 
     def _encode_batch(self, texts: list[str]) -> Encoded:
-        vecs = self.model.encode(texts, batch_size=len(texts), normalize_embeddings=True,
+        vecs = self.model.encode(texts, batch_size=self.model_batch or len(texts), normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False)
         return Encoded(np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(texts), -1))
 

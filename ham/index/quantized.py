@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
-from ham.index.encoders import Encoded, SentenceTransformerEncoder
+from ham.index.encoders import SentenceTransformerEncoder
 
 QUANTISATION = "int8-dynamic-per-channel-v2-alone"   # enters the model id: change it when the recipe changes
 
@@ -51,15 +49,12 @@ class Int8SentenceTransformerEncoder(SentenceTransformerEncoder):
     """A sentence-transformers model (``minilm`` by default) quantised to int8 when it loads; its
     settings are SentenceTransformerEncoder's, its model id is the fp32 one plus ``QUANTISATION``."""
 
+    model_batch = 1   # each string alone (module docstring)
+
     def __init__(self, **settings) -> None:
         super().__init__(**settings)
         check_cpu(self.device)
         self.model_id = f"{self.model_id}+{QUANTISATION}"
-
-    def _encode_batch(self, texts: list[str]) -> Encoded:
-        vecs = self.model.encode(texts, batch_size=1, normalize_embeddings=True, convert_to_numpy=True,
-                                 show_progress_bar=False)   # one at a time (module docstring)
-        return Encoded(np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(texts), -1))
 
     @property
     def model(self):
