@@ -94,7 +94,7 @@ class ExtractiveGenerator(Generator):
                 last_of_section[hit.unit.path[-1]["id"]] = pos
         structured = prompt.method == "ham"
         cues = {} if structured else image_cues(prompt.text)
-        kept_terms = [set(tokenize([sent])[0]) for _, _, sent in kept]
+        kept_terms = [] if structured else [set(tokenize([sent])[0]) for _, _, sent in kept]
         after: dict[int, list[int]] = {}
         placed = 0
         for slot, image_hit in enumerate(prompt.retrieved.images, 1):

@@ -130,9 +130,9 @@ def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
     flat = flatten(data)
     for key, value in flat.items():
         kind = kinds.get(key, "exclude" if _excluded(key) else "hash")
-        if value is None and kind == "hash" and key.rsplit(".", 1)[-1] in PRECISION_KEYS:
-            device = flat.get(key.rsplit(".", 1)[0] + ".device") if "." in key else None
-            value = resolved_precision(key.rsplit(".", 1)[-1], device)
+        block, _, leaf = key.rpartition(".")
+        if value is None and kind == "hash" and leaf in PRECISION_KEYS:
+            value = resolved_precision(leaf, flat.get(f"{block}.device") if block else None)
         if kind == "exclude":
             continue
         if kind == "content":
