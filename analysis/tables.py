@@ -68,6 +68,16 @@ def run_failed(run: Run, metric: str) -> int:
     return int((run.metrics["metrics"].get(metric) or {}).get("n_failed") or 0)
 
 
+def mark_failed(values: dict, key: str) -> None:
+    """Mark a mean that left out judge failures (``FAILED``): never bold beside the others."""
+    values[f"{key}:mark"], values[f"{key}:incomparable"] = FAILED, True
+
+
+def failed_note(failed: list[str]) -> str:
+    return (f"{FAILED} questions the judge failed to score are left out of this mean, so it rests on other "
+            "questions than its neighbours' (not bold; redo them with run.redo_failures): " + "; ".join(failed) + ".")
+
+
 def per_question(run: Run, metric: str) -> dict[str, float | None]:
     if metric == "average_score":
         return {str(r["id"]): r["metrics"].get(metric, average_score(r["metrics"])) for r in run.rows}
@@ -103,16 +113,13 @@ def _metric_table(collection: Collection, name: str, caption: str, names: list[s
                 mean = run_mean(run, m)
                 values[f"{ds}:{m}"] = None if mean is None else mean * registry()[m].scale
                 if mean is not None and run_failed(run, m):
-                    values[f"{ds}:{m}:mark"] = FAILED
-                    values[f"{ds}:{m}:incomparable"] = True
+                    mark_failed(values, f"{ds}:{m}")
                     failed.append(f"{'/'.join(key)} on {ds}: {registry()[m].title} over "
                                   f"{(run.metrics['metrics'][m] or {}).get('n')} of {run.n_questions} questions "
                                   f"({run_failed(run, m)} failed)")
         table.rows.append((list(key), values))
     if failed:
-        table.notes.append(f"{FAILED} questions the judge failed to score are left out of this mean, so it rests "
-                           "on other questions than its neighbours' (not bold; redo them with "
-                           "run.redo_failures): " + "; ".join(failed) + ".")
+        table.notes.append(failed_note(failed))
     return table
 
 
@@ -133,7 +140,7 @@ def table3(collection: Collection) -> Table:
         if values["m_avg"] is None:
             continue
         if any(run_failed(run, m) for run in by_dataset.values() for m in M_AVG_PARTS):
-            values["m_avg:mark"], values["m_avg:incomparable"] = FAILED, True
+            mark_failed(values, "m_avg")
         if partial:
             values["m_avg:mark"] = values.get("m_avg:mark", "") + PARTIAL
             any_partial = True

@@ -30,7 +30,7 @@ from ham.metrics.registry import registry
 
 from .collect import Collection, Run
 from .table_format import Column, Table
-from .tables import FAILED, run_failed
+from .tables import failed_note, mark_failed, run_failed
 
 TOPOLOGY_METRICS = ("context_precision", "context_precision_joint", "context_recall", "gold_unit_recall",
                     "both_hops", "ordered_chain", "evidence_point_coverage", "entity_recall",
@@ -168,14 +168,13 @@ def table2(collection: Collection) -> tuple[Table, Table] | None:
         row = {m: normal_ci(v).mean for m, v in values.items()}
         for m in names:
             if row[m] is not None and run_failed(run, m):
-                row[f"{m}:mark"], row[f"{m}:incomparable"] = FAILED, True
+                mark_failed(row, m)
                 failed.append(f"{' / '.join(labels[:-1])}: {spec[m].title} {run_failed(run, m)} of {run.n_questions}")
         means.rows.append((labels, row))
         cis.rows.append((labels, {m: ci_cell(v) for m, v in values.items()}))
     notes = not_computed_notes(runs)
     if failed:
-        means.notes.append(f"{FAILED} questions the judge failed to score are left out of this mean, so it rests on "
-                           "other questions than its neighbours' (not bold): " + "; ".join(failed) + ".")
+        means.notes.append(failed_note(failed))
     means.notes += notes
     cis.notes += notes
     return means, cis
