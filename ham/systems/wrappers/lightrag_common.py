@@ -168,8 +168,8 @@ def remember_sources(workdir: str, docs: list[dict]) -> None:
         json.dump(known, fh)
 
 
-def restore_sources(workdir: str, items: list[dict]) -> list[dict]:
-    """Each item's ``file_path`` as ham's source path: the path itself when it is one, else the one
+def source_restorer(workdir: str):
+    """A path LightRAG gave -> ham's source path: the path itself when it is one, else the one
     source its last part stands for; a last part several sources share stays as LightRAG gave it
     (the context mapper then finds its units by text alone, never in the wrong document)."""
     known = _known_sources(os.path.join(workdir, "ham_sources.json"))
@@ -181,6 +181,12 @@ def restore_sources(workdir: str, items: list[dict]) -> list[dict]:
         sources = known.get(os.path.basename(p), [])
         return sources[0] if len(sources) == 1 else p
 
+    return restore
+
+
+def restore_sources(workdir: str, items: list[dict]) -> list[dict]:
+    """Each item's ``file_path`` as ham's source path (``source_restorer``)."""
+    restore = source_restorer(workdir)
     for item in items:
         fp = item.get("file_path")
         if isinstance(fp, str) and fp:

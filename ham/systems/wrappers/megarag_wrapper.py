@@ -58,7 +58,8 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-from lightrag_common import MeteredTracker, raise_failed_documents, remember_sources, restore_sources, tokenizer
+from lightrag_common import (MeteredTracker, raise_failed_documents, remember_sources, restore_sources,
+                             source_restorer, tokenizer)
 from protocol import Meter, event_tolerant_http_client, run
 
 STAND_IN = ("mm_embedding=endpoint_text: STAND-IN embeddings (texts through the run's encoder, images as "
@@ -417,12 +418,14 @@ class MegaRAGWrapper:
                 relations += [{**r, "branch": "kg"} for r in blocks[1]]
                 chunks += [{**c, "branch": "kg"} for c in blocks[2]]
         pages = json.load(open(os.path.join(workdir, "ham_pages.json")))
+        restore = source_restorer(workdir)
         for processed in self.recorded.get("naive_chunks") or []:
             ids = [c.get("id") for c in processed]
             stored = self.loop.run_until_complete(rag.text_chunks.get_by_ids(ids)) if ids else []
             for chunk, record in zip(processed, stored):
                 record = record or {}
-                source = restore_sources(workdir, [{"file_path": chunk.get("file_path")}])[0]["file_path"]
+                path = chunk.get("file_path")
+                source = restore(path) if isinstance(path, str) and path else path
                 index = record.get("chunk_order_index")
                 page = next((p for p in pages.get(source, []) if p["index"] == index), {})
                 chunks.append({"content": chunk.get("content"), "file_path": chunk.get("file_path"),
