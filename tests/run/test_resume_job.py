@@ -33,6 +33,30 @@ def _cfg(tmp_path, server, *extra):
                     "summariser.client.max_retries=0", "metrics.names=[image_f1,gold_text_recall]", *extra])
 
 
+def _served(tmp_path, server, *extra):
+    """A run of the small corpus against the scripted chat server as its generator."""
+    root, questions = (tmp_path / "manual", tmp_path / "questions.jsonl") if (tmp_path / "manual").exists() \
+        else _corpus(tmp_path)
+    return ["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
+            f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "reranker=none",
+            "generator=openai", "generator.client.model=m", f"generator.client.base_url={server.base_url}",
+            "metrics.names=[image_f1]", *extra]
+
+
+def _killed_rerun(out, reply: str, **run_info) -> None:
+    """The state a rerun=true leaves when its job dies after its first question (answered ``reply``):
+    the earlier predictions set aside, run.json naming every question pending."""
+    rows = (out / "predictions.jsonl").read_text().splitlines()
+    (out / "predictions.jsonl").replace(out / "predictions.20261207-000000.jsonl")
+    first = json.loads(rows[0])
+    first["answer"] = [{"type": "text", "text": reply}]
+    (out / "predictions.jsonl").write_text(json.dumps(first) + "\n")
+    info = json.loads((out / "run.json").read_text())
+    info |= {"rerun_pending": sorted(json.loads(r)["id"] for r in rows), **run_info}
+    (out / "run.json").write_text(json.dumps(info))
+    (out / "metrics.json").unlink()
+
+
 def test_failed_summaries_are_asked_again_and_rows_on_the_fallback_answered_again(tmp_path, capsys):
     with ChatServer(responder=lambda body: "A section about pump upkeep.") as server:
         server.script(*[500] * 50)                       # the summariser's server is down
@@ -146,12 +170,8 @@ def test_a_resume_that_dies_leaves_no_summary_of_the_rows_it_replaces(tmp_path):
 def test_a_relaunch_with_another_price_prices_the_finished_run_from_its_tokens(tmp_path, capsys):
     # cost.pricing is not in the run id because cents come from recorded tokens: a relaunch must
     # write them (it had said "already finished" and kept no cents), without asking the model
-    root, questions = _corpus(tmp_path)
     with ChatServer(responder=lambda body: "Every six months.") as server:
-        base = ["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
-                f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "reranker=none",
-                "generator=openai", "generator.client.model=m", f"generator.client.base_url={server.base_url}",
-                "metrics.names=[image_f1]"]
+        base = _served(tmp_path, server)
         out = run(compose(base))
         assert json.loads((out / "metrics.json").read_text())["cost"]["cents_per_question"] is None
         asked = len(server.requests)
@@ -163,25 +183,12 @@ def test_a_relaunch_with_another_price_prices_the_finished_run_from_its_tokens(t
 
 
 def test_a_rerun_that_dies_is_resumed_fresh_not_from_replies_cached_before_it(tmp_path):
-    root, questions = _corpus(tmp_path)
     replies = {"text": "Every six months."}
     with ChatServer(responder=lambda body: replies["text"]) as server:
-        cfg = compose(["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
-                       f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}",
-                       "reranker=none", "generator=openai", "generator.client.model=m",
-                       f"generator.client.base_url={server.base_url}", "metrics.names=[image_f1]"])
+        cfg = compose(_served(tmp_path, server))
         out = run(cfg)                                   # every reply cached
         replies["text"] = "Once a year, since the fix."
-        # the state a rerun=true leaves when its job is killed after its first question
-        rows = (out / "predictions.jsonl").read_text().splitlines()
-        (out / "predictions.jsonl").replace(out / "predictions.20261207-000000.jsonl")
-        first = json.loads(rows[0])
-        first["answer"] = [{"type": "text", "text": replies["text"]}]
-        (out / "predictions.jsonl").write_text(json.dumps(first) + "\n")
-        info = json.loads((out / "run.json").read_text())
-        info["rerun_pending"] = sorted(json.loads(r)["id"] for r in rows)
-        (out / "run.json").write_text(json.dumps(info))
-        (out / "metrics.json").unlink()
+        _killed_rerun(out, replies["text"])
         run(cfg)                                         # relaunched without rerun=true: a resume
     answers = [json.loads(x)["answer"] for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert all("since the fix" in json.dumps(a) for a in answers), answers
@@ -210,26 +217,13 @@ def test_rows_record_the_rerankers_scoring_and_a_resume_answers_other_scorings_a
 def test_a_requeued_rerun_goes_on_instead_of_setting_its_own_progress_aside(tmp_path, monkeypatch):
     # submitit requeues a preempted job with its overrides, rerun=true included: each restart had moved
     # the partial predictions aside and asked everything again
-    root, questions = _corpus(tmp_path)
     replies = {"text": "Every six months."}
     with ChatServer(responder=lambda body: replies["text"]) as server:
-        base = ["dataset=custom", f"dataset.path={root}", f"dataset.questions={questions}", "progress=false",
-                f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}", "reranker=none",
-                "generator=openai", "generator.client.model=m", f"generator.client.base_url={server.base_url}",
-                "metrics.names=[image_f1]"]
+        base = _served(tmp_path, server)
         out = run(compose(base))
         replies["text"] = "Once a year, since the fix."
         monkeypatch.setenv("SLURM_JOB_ID", "77")
-        # the state the rerun's job leaves when SLURM preempts it after its first question
-        rows = (out / "predictions.jsonl").read_text().splitlines()
-        (out / "predictions.jsonl").replace(out / "predictions.20261207-000000.jsonl")
-        first = json.loads(rows[0])
-        first["answer"] = [{"type": "text", "text": replies["text"]}]
-        (out / "predictions.jsonl").write_text(json.dumps(first) + "\n")
-        info = json.loads((out / "run.json").read_text())
-        info |= {"rerun_pending": sorted(json.loads(r)["id"] for r in rows), "rerun_job": "slurm:77"}
-        (out / "run.json").write_text(json.dumps(info))
-        (out / "metrics.json").unlink()
+        _killed_rerun(out, replies["text"], rerun_job="slurm:77")   # SLURM preempted it after one question
         asked = len(server.requests)
         run(compose([*base, "rerun=true"]))              # the requeued job: same overrides, same job id
         assert len(server.requests) - asked == 2, "only the questions the rerun had not reached"
