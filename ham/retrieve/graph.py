@@ -246,7 +246,9 @@ class GraphRetriever(Retriever):
         """Fused scores for reached units outside the pool, on the pool's scale: their exact dense
         and sparse scores, clipped to the pool's range on each side, fused with the pool (a unit
         below the pool's lowest score on a side scores that lowest), so seeds and reached units
-        compare on one scale and the pool's scores stay as they are."""
+        compare on one scale and the pool's scores stay as they are. After a reranker the text
+        pool is on the reranked scale (``Retriever.reranked``), where a unit it did not rescore is
+        at 0, and so is every reached text unit outside the pool."""
         import numpy as np
 
         for modality in ("text", "image"):
@@ -264,6 +266,8 @@ class GraphRetriever(Retriever):
             lo, hi = have.min(axis=1, keepdims=True), have.max(axis=1, keepdims=True)
             extra = np.clip(np.vstack([dense, sparse]).astype(np.float32), lo, hi)
             fused = self.fusion(np.hstack([have, extra]))[len(pool):]
+            if modality == "text" and self.reranker is not None:
+                fused = np.zeros_like(fused)   # the reranked pool's scale (``Retriever.reranked``): unseen at 0
             for uid, f, d, sp in zip(missing, fused.tolist(), dense.tolist(), sparse.tolist()):
                 own[modality][uid] = ScoredUnit(uid, float(f), float(d), float(sp))
             self.stats["scored_outside_pool"] = self.stats.get("scored_outside_pool", 0) + len(missing)

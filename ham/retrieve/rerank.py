@@ -13,6 +13,8 @@ A candidate is shown to the reranker as its heading path and content (``passage`
 reranker sees the hierarchy too. The reranked order is the model's (``fused_weight`` 0), or
 ``(1 - w) * minmax(model) + w * minmax(fused)`` over the ``top_n`` (``fused_weight`` w): a small
 cross-encoder and the hybrid ranking find different passages, and together beat either.
+Diversity, structural and graph retrieval read the reranked pool on one scale
+(``Retriever.reranked``): the ``top_n`` min-max scaled to [0, 1], the rest at 0.
 Scores are cached per (model, what changes its scores, query) under ``<cache root>/rerank/``: one
 JSON file per query holding the score of each (unit, passage) pair seen, so another configuration
 over the same candidates asks the model only for the new ones. A model is sent every new pair of a

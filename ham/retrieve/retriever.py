@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Sequence
 
 from ham.index.hybrid import DenseOnly, HybridFusion, Query, ScoredUnit, SparseOnly
-from ham.retrieve.budget import BudgetedText, TextLength, TreeAssembly
+from ham.retrieve.budget import BudgetedText, TextLength, TreeAssembly, reranked_walk
 from ham.retrieve.diversity import MMR, SectionCap
 from ham.retrieve.sections import SectionMaps
 from ham.retrieve.structural import SectionRanker
@@ -142,18 +142,27 @@ class Retriever:
     def ranked(self, modality: str, query: Query, k: int) -> list[ScoredUnit]:
         index = self.indexes[modality]
         if self.ranker is not None:
-            return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool)
+            rerank = None if modality == "image" or self.reranker is None else (lambda s: self.reranked(query, s))
+            return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool, rerank=rerank)
         if modality == "image" or (self.diversity is None and self.reranker is None):
             return index.search(query, k, self.fusion, self.pool)
         # text: the fused pool, reranked, then its k_t slots shared out (reranking and diversity
         # modules' docstrings); images keep their plain ranking
         scored = index.search(query, None, self.fusion, self.pool)
         if self.reranker is not None:
-            scored = self.reranker.rerank(query.text, scored, self.units)
+            scored = self.reranked(query, scored)
         if self.diversity is not None:
             scored = self.diversity.select(scored, k, index, self.units,
                                            lambda rows: index.search(query, None, self.fusion, self.pool, extra=rows))
         return scored[:k]
+
+    def reranked(self, query: Query, scored: list[ScoredUnit]) -> list[ScoredUnit]:
+        """A fused text pool after the reranker, on one scale (``reranked_walk``): the ``top_n`` it
+        rescored in its order, min-max scaled to [0, 1], the rest at 0 in the fused order. What
+        reads scores after it (diversity's relevance, structural section scores, graph propagation)
+        then never ranks a candidate the reranker did not see above one it did, whatever the
+        reranker's scale (raw logits with ``fused_weight`` 0)."""
+        return reranked_walk(scored, self.reranker.rerank(query.text, scored, self.units), self.reranker.top_n)
 
     def retrieve(self, question: str) -> Retrieved:
         query = self.query(question)

@@ -65,9 +65,12 @@ class SectionRanker:
                 for sec, fs in by_section.items()}
 
     def rank(self, index: HybridIndex, query: Query, k: int, units: dict[str, EvidenceUnit],
-             fusion=None, pool: int = 100) -> list[ScoredUnit]:
+             fusion=None, pool: int = 100, rerank=None) -> list[ScoredUnit]:
+        """``rerank`` (the retriever's reranker, None without one) rescores the pool, expanded,
+        before it is grouped, so a reranked run groups by the reranker's judgement."""
         if len(index) == 0 or k <= 0:
             return []
+        rerank = rerank or (lambda scored: scored)
         smap = self._map(index, units)
         scored = index.search(query, None, fusion, pool)
         if self.expand:
@@ -76,7 +79,7 @@ class SectionRanker:
             best = sorted(first, key=lambda sec: -first[sec])[: self.expand]
             extra = [row for sec in best for row in smap.rows_of[sec]]
             scored = index.search(query, None, fusion, pool, extra=extra)
-        return self.group(scored, smap, index, units)[:k]
+        return self.group(rerank(scored), smap, index, units)[:k]
 
     def group(self, scored: list[ScoredUnit], smap: SectionMap, index: HybridIndex,
               units: dict[str, EvidenceUnit]) -> list[ScoredUnit]:

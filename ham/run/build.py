@@ -118,7 +118,9 @@ def build_pipeline(cfg: DictConfig, with_evaluator: bool = True, corpus: Corpus 
     # runtime objects go to the partial, not through instantiate (which would turn them into configs)
     reranker = instantiate_optional(cfg.reranker)
     if reranker is not None:   # its scores decide the context like an index does: rows record which ones
-        indexed.info["reranker"] = {"key": key_of([reranker.model_id, *reranker.score_key()])[:16],
+        # "one-scale": rows made before reranked scores were put on one scale for diversity,
+        # structural and graph retrieval (``Retriever.reranked``) are answered again on resume
+        indexed.info["reranker"] = {"key": key_of([reranker.model_id, *reranker.score_key(), "one-scale"])[:16],
                                     "model": reranker.model_id}
     retriever = instantiate(cfg.retrieval, _partial_=True)(corpus=corpus, indexes=indexed.indexes,
                                                            encoder=indexed.encoder, reranker=reranker)

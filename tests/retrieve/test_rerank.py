@@ -71,22 +71,72 @@ def test_a_real_cross_encoder_folder_scores_pairs(units, tmp_path):
         Scripted(top_n=0)
 
 
-def test_the_retriever_reranks_the_text_pool_before_cutting_to_k_t(units, tmp_path):
+@pytest.fixture(scope="module")
+def indexed(units, tmp_path_factory):
     from ham.cache import FolderCache
     from ham.index.build import build_indexes
     from ham.index.encoders import SentenceTransformerEncoder
     from ham.ingest.corpus import Corpus
     from ham.represent.templates import IsolatedText, LocalImage, Representer
+
+    root = tmp_path_factory.mktemp("indexed")
+    corpus = Corpus(root, "t", [], list(units.values()), {})
+    encoder = SentenceTransformerEncoder("minilm")
+    indexes, _ = build_indexes(corpus, Representer(IsolatedText(), LocalImage()), encoder, FolderCache(root))
+    return corpus, indexes, encoder
+
+
+def test_the_retriever_reranks_the_text_pool_before_cutting_to_k_t(indexed):
     from ham.retrieve.retriever import Retriever
 
-    corpus = Corpus(tmp_path, "t", [], list(units.values()), {})
-    encoder = SentenceTransformerEncoder("minilm")
-    indexes, _ = build_indexes(corpus, Representer(IsolatedText(), LocalImage()), encoder, FolderCache(tmp_path))
-    plain = Retriever(corpus, indexes, encoder, k_t=2, k_v=0)
-    reranked = Retriever(corpus, indexes, encoder, k_t=2, k_v=0, reranker=Scripted(top_n=4))
+    plain = Retriever(*indexed, k_t=2, k_v=0)
+    reranked = Retriever(*indexed, k_t=2, k_v=0, reranker=Scripted(top_n=4))
     question = "closing balance reconcile window"
     assert {h.unit.unit_id for h in reranked.retrieve(question).text} == {"r:4", "r:5"}   # two words each
     assert len(plain.retrieve(question).text) == 2
+
+
+class Logits(Scripted):
+    """Scripted's order on a raw-logit scale, all below the fused scores' [0, 1]."""
+
+    def _scores(self, query, texts):
+        return [s - 10.0 for s in super()._scores(query, texts)]
+
+
+def _ids(retriever, question):
+    return [h.unit.unit_id for h in retriever.retrieve(question).text]
+
+
+def test_structural_retrieval_groups_the_reranked_pool_not_the_fused_one(indexed):
+    from ham.retrieve.retriever import Retriever
+    from ham.retrieve.structural import SectionRanker
+
+    question = "closing balance reconcile window"
+    reranker = Scripted(top_n=4)
+    structural = Retriever(*indexed, k_t=2, k_v=0, ranker=SectionRanker(), reranker=reranker)
+    assert set(_ids(structural, question)) == {"r:4", "r:5"} and reranker.calls == 4
+    check = Scripted(top_n=4)
+    oil = Retriever(*indexed, k_t=1, k_v=0, ranker=SectionRanker(), reranker=check)
+    assert _ids(oil, "check the oil level every month") == ["r:2"] and check.calls == 4
+
+
+@pytest.mark.parametrize("how", ["mmr", "graph"])
+def test_after_a_reranker_no_candidate_it_did_not_see_outranks_one_it_did(indexed, how):
+    """Its head on a raw-logit scale (below 0) and the tail on the fused scale ([0, 1]) must not be
+    compared as they are: the reranked order's first top_n stay first under pure-relevance MMR and
+    under a graph retriever that follows nothing."""
+    from ham.retrieve.diversity import MMR
+    from ham.retrieve.graph import GraphRetriever, GraphSettings
+    from ham.retrieve.retriever import Retriever
+
+    question = "closing balance reconcile window"
+    reranked = _ids(Retriever(*indexed, k_t=4, k_v=0, reranker=Logits(top_n=2)), question)
+    if how == "mmr":
+        other = Retriever(*indexed, k_t=4, k_v=0, reranker=Logits(top_n=2), diversity=MMR(weight=1.0))
+    else:
+        other = GraphRetriever(*indexed, k_t=4, k_v=0, pool=4, reranker=Logits(top_n=2),
+                               graph=GraphSettings(follow=[]))
+    assert _ids(other, question)[:2] == reranked[:2]
 
 
 def test_scores_made_with_another_max_length_are_not_served_from_the_cache(units, tmp_path):
