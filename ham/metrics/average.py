@@ -1,7 +1,9 @@
 """Scores derived from other metrics (paper 5.1.3 and 5.3).
 
     Average Score (per question) = mean of Img-F1, Img-CBS and Qual./5 over those defined for the
-        question (a run without a judge averages Img-F1 and Img-CBS, and says so)
+        question (a run without a judge averages Img-F1 and Img-CBS, and says so); where a part's
+        judge call failed it fails too (``part_failed``, counted in ``n_failed``), never a mean
+        over fewer parts
     M Avg. (a table column, analysis/tables.py) = unweighted mean over datasets of Img-F1,
         Img-CBS and Qual. x 20, all on a 0-100 scale (Img-F1 and Img-CBS x 100)
 """

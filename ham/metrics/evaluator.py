@@ -147,6 +147,9 @@ class Evaluator:
             if m.name in self.not_computed:
                 scores[m.name] = None
                 continue
+            if any((details.get(p) or {}).get("error") for p in m.after):
+                scores[m.name] = case.scores[m.name] = None   # not a mean over fewer parts: failed too
+                continue
             if m.is_async and m.name not in judged:
                 raise RuntimeError(f"metric {m.name} needs the judge: await Evaluator.ajudge(case) first "
                                    "and pass its result (the runner does)")
@@ -164,6 +167,10 @@ class Evaluator:
         failures = Counter(r["failure"]["reason"] for r in rows if r.get("failure"))
         per_question = [r["metrics"] for r in rows]
         failed = Counter(name for q in per_question for name, d in (q.get("judge") or {}).items() if d.get("error"))
+        for m in self.metrics:   # a derived metric fails where a judged part it reads failed (``score``)
+            if m.after:
+                failed[m.name] += sum(1 for q in per_question if q.get(m.name) is None and any(
+                    ((q.get("judge") or {}).get(p) or {}).get("error") for p in m.after))
         metrics = aggregate(per_question, self.names, self.not_computed, dict(failed))
         reasons = self._judge_failures(per_question)
         for m in self.metrics:

@@ -124,7 +124,10 @@ def test_judge_failures_are_counted_not_scored(judged):
     rows = [{"failure": None, "metrics": evaluator.score(_case("Open the window. <img1>"))},
             {"failure": {"reason": "empty"}, "metrics": evaluator.score(_case(None))}]
     assert rows[0]["metrics"]["overall_quality"] is None
+    # not a mean of Img-F1 and Img-CBS alone beside three-part means: failed, and counted so
+    assert rows[0]["metrics"]["average_score"] is None
     summary = evaluator.summary(rows)
+    assert summary["metrics"]["average_score"]["n_failed"] == 1 and summary["metrics"]["average_score"]["n"] == 1
     quality = summary["metrics"]["overall_quality"]
     assert quality["computed"] and quality["n"] == 1 and quality["mean"] == 0.0, "only the failed generation's 0"
     assert summary["judge"]["failures"] == {"overall_quality": 1}
