@@ -82,10 +82,10 @@ async def answer_accuracy(case: Case, res: Resources) -> Scored | None:
         description="RAGAS faithfulness: the answer's statements supported by the retrieved context / statements")
 async def faithfulness(case: Case, res: Resources) -> Scored | None:
     ctx = contexts(case.text, case.images)
+    if not ctx:   # undefined without a context (the benchmark's None), answered or not
+        return None
     if case.answer is None:
         return Scored(0.0, FAILED)
-    if not ctx:
-        return None
     calls = Calls(res)
     split = await calls.ask("faithfulness_statements", {"question": case.question.question, "answer": _answer(case)})
     if split is None:

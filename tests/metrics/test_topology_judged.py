@@ -97,6 +97,9 @@ def test_nothing_retrieved_scores_zero_context_precision_and_recall_without_aski
     s = evaluator.score(case(bridge(), text=[], images=[], raw="I could not find it."))
     assert s["context_precision"] == s["context_precision_joint"] == s["context_recall"] == 0.0
     assert script.seen.get("context_precision", 0) == 0 and script.seen.get("context_recall", 0) == 0
+    # faithfulness needs a context: undefined without one, whether the generation failed or not
+    assert s["faithfulness"] is None
+    assert evaluator.score(case(bridge(), text=[], images=[], raw=None))["faithfulness"] is None
 
 
 def test_topology_rules_single_hop_synthesis_and_failed_generation(served):
