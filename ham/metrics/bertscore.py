@@ -35,20 +35,36 @@ def context_pairs(answer: InterleavedAnswer | None, reference: InterleavedAnswer
     return [(img, context_around(answer, img, window), context_around(reference, img, window)) for img in shared]
 
 
+def default_layer(model: str) -> int | None:
+    """The layer scored when ``num_layers`` is left null: the bundled MiniLM's last (6), else
+    bert-score's own default for a hub name (roberta-large: 17); None for a name it does not know
+    or a local folder (those need ``num_layers``)."""
+    if model == "minilm":
+        return 6
+    if Path(model).exists():
+        return None
+    from bert_score.utils import model2layers
+
+    return model2layers.get(model)
+
+
 class ContextScorer:
     """A BERTScore F1 scorer over (candidate, reference) pairs."""
 
-    def __init__(self, model: str = "minilm", num_layers: int | None = 6, batch_size: int = 32,
+    def __init__(self, model: str = "minilm", num_layers: int | None = None, batch_size: int = 32,
                  device: str | None = None, rescale_with_baseline: bool = False,
                  baseline_path: str | None = None, lang: str = "en") -> None:
         from bert_score import BERTScorer
 
+        if num_layers is None:
+            num_layers = default_layer(model)
+            if num_layers is None:
+                raise ValueError(f"BERTScore with {model}: metrics.bertscore.num_layers is needed (a local "
+                                 "folder, or a model bert-score has no default layer for)")
         if model == "minilm":
             from ham.backends.local import minilm_path
             model = str(minilm_path())
         local = Path(model).exists()
-        if local and num_layers is None:
-            raise ValueError(f"BERTScore with a local model folder ({model}) needs num_layers")
         if rescale_with_baseline and baseline_path is None and local:
             raise ValueError(f"BERTScore rescaling with a local model folder ({model}) needs baseline_path "
                              "(shipped baselines are keyed by hub model names)")

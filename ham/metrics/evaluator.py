@@ -38,7 +38,9 @@ class BertScoreSettings:
 
     model: str = setting("minilm", Model(), Doc("minilm (bundled), or roberta-large (bert-score's English default) "
                                                 "with num_layers 17"))
-    num_layers: Optional[int] = setting(6, Range(1), Doc("the layer scored (mandatory for a local path)"))
+    num_layers: Optional[int] = setting(None, Range(1), Doc("the layer scored (null: the bundled MiniLM's 6, "
+                                                            "bert-score's default for a hub name, e.g. "
+                                                            "roberta-large's 17; mandatory for a local path)"))
     batch_size: int = setting(32, Range(1))
     device: Optional[str] = setting(None, Doc("cuda when available, else cpu"))
     rescale_with_baseline: bool = setting(False, Doc("bert-score's baseline rescaling (needs baseline_path for "

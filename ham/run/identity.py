@@ -133,6 +133,10 @@ def identity(cfg: DictConfig, memo_root: str | Path | None = None) -> dict:
         block, _, leaf = key.rpartition(".")
         if value is None and kind == "hash" and leaf in PRECISION_KEYS:
             value = resolved_precision(leaf, flat.get(f"{block}.device") if block else None)
+        if value is None and key == "metrics.bertscore.num_layers":   # enters as the layer it resolves to
+            from ham.metrics.bertscore import default_layer
+
+            value = default_layer(str(flat.get("metrics.bertscore.model")))
         if kind == "exclude":
             continue
         if kind == "content":

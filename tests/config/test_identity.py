@@ -135,6 +135,17 @@ def test_a_precision_left_to_the_device_enters_the_id_as_what_it_resolves_to(tmp
     assert _id("reranker=bge", "reranker.device=cpu") != _id("reranker=bge", "reranker.device=cuda")
 
 
+def test_a_bertscore_layer_left_null_is_the_models_own_default_and_enters_the_id_as_such():
+    from ham.metrics.bertscore import default_layer
+
+    # only the model named: roberta-large is scored at bert-score's layer 17, not the MiniLM's 6
+    assert default_layer("roberta-large") == 17 and default_layer("minilm") == 6
+    roberta = _id("metrics.bertscore.model=roberta-large")
+    assert roberta == _id("metrics=roberta_large") != _id("metrics.bertscore.model=roberta-large",
+                                                           "metrics.bertscore.num_layers=6")
+    assert _id() == _id("metrics.bertscore.num_layers=6"), "the default's id is the explicit layer's"
+
+
 def test_fp16_vectors_and_scores_have_cache_keys_of_their_own(tmp_path):
     from ham.index.encoders import BGE_M3_HEADS, BGEM3Encoder
     from ham.retrieve.rerank import BGEReranker
