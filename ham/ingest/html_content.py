@@ -89,11 +89,13 @@ class ContentWalker(MediaWalker, LinkCollector):
         self.tocs_at: list[tuple[int, LexborNode]] = []   # where each table of contents sat, and it
         self._resolved: dict[str, str | None] = {}
         self.anchors, self.links = [], []   # pending for the next block (LinkCollector)
+        self.anchor_at, self.held = [], None
 
     def run(self, body: LexborNode | None) -> list[Block]:
         if body is not None:
             self.walk(body)
             self.flush()
+            self.return_held()
         return self.blocks
 
     def emit(self, kind: str, **fields) -> None:
@@ -101,9 +103,11 @@ class ContentWalker(MediaWalker, LinkCollector):
 
     def flush(self) -> None:
         text = normalise("".join(self.inline))
+        trailing = self.hold_trailing() if text else []
         self.inline = []
         if text:
             self.emit("text", text=self.take_prefix() + text)
+        self.pend(trailing, self.blocks[-1] if trailing else None)
 
     def take_prefix(self) -> str:
         """The pending prefix (a definition's term, an admonition's label, a list item's number),

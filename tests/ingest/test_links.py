@@ -106,3 +106,24 @@ def test_markdown_files_link_each_other_by_file_and_heading_id(tmp_path):
         "a heading id (GitHub's and MkDocs' slugs) names its section; the bare file names its document"
     assert leaf_with(select, "text", "Shift squares it").meta["refs"] == [node_titled(select, "Ellipse mode").id]
     assert "refs" not in leaf_with(select, "text", "Round.").meta
+
+
+def test_an_anchor_after_a_paragraphs_last_words_names_the_heading_after_it_not_that_paragraph(tmp_path):
+    """HTML 3.2-era manuals (texinfo, old docs) set ``<a name>`` between the end of a paragraph (or
+    of loose text) and the heading it names, with no ``</p>``; the text block flushed at the heading
+    must not take it, or a link to the section lands on the one before."""
+    (tmp_path / "index.html").write_text(html("Manual", (
+        "<h1>Manual</h1>"
+        "<h2>Alpha</h2>Alpha intro.<p>Alpha text, old-style paragraphs.\n<a name='beta'></a>\n"
+        "<h2>Beta</h2>Beta loose text. <span id='gamma'></span><br>\n"
+        "<h2>Gamma</h2><p><a name='delta'></a>Delta's first words name Gamma.</p>"
+        "<h2>Epsilon</h2><p>Middle <a name='epsilon'>of a</a> sentence names Epsilon.</p>"
+        "<h2>Links</h2>" + "".join(f"<p>See <a href='#{a}'>{a}</a>.</p>" for a in ("beta", "gamma", "delta", "epsilon", "end"))
+        + "<h2>Last</h2><p>Closing words. <a name='end'></a></p>")))
+    docs, _ = ingest_corpus(tmp_path)
+    doc = docs[0]
+    named = {a: refs(doc, leaf_with(doc, "text", f"See {a}.")) for a in ("beta", "gamma", "delta", "epsilon", "end")}
+    assert named == {"beta": ["Beta"], "gamma": ["Gamma"], "delta": ["Gamma"], "epsilon": ["Epsilon"],
+                     "end": ["Last"]}, \
+        "beta and gamma name the headings they stand before; delta and epsilon, at the start and in the " \
+        "middle of a paragraph, name its section; an anchor after the page's last words stays with them"
