@@ -6,13 +6,15 @@ Chrome (never content)
     (``div.toc``, ``dl.toc``, ``div.list-of-*``, Sphinx ``div.toctree-wrapper``, docutils
     ``div.contents.topic``), Sphinx ``div.related``/``div.sphinxsidebar``/``div.footer``, ``nav``,
     ``footer``, ``[role=navigation]``, breadcrumbs, a site ``header`` (one outside
-    article/main/section), ``a.headerlink`` (the pilcrow), forms, AsciiDoc's and Asciidoctor's
-    ``div#footer`` ("Last updated ..."), Publican's ``ul.docnav`` (and, on pages whose generator
-    is Publican, its ``div#banner`` and logo line ``p#title``), Bootstrap themes' (MkDocs)
-    ``div.navbar``, ``div.bs-sidebar`` and ``div.modal`` (the search and keyboard dialogs), the
-    Sphinx themes' previous/next links, "On this page" and "Edit this page" boxes (pydata and
-    sphinx-book: ``div.prev-next-area``, ``div.tocsection``, ``div.bd-toc``; furo:
-    ``div.related-pages``, ``div.edit-this-page``, ``div.toc-drawer``),
+    article/main/section), ``a.headerlink`` (the pilcrow), forms without content (search boxes)
+    and buttons standing alone (``html_text.unwrap_forms``: a form holding the page's content is
+    unwrapped, a button's label stays in its sentence), AsciiDoc's and Asciidoctor's ``div#footer``
+    ("Last updated ..."), Publican's ``ul.docnav`` (and, on pages whose generator is Publican, its
+    ``div#banner`` and logo line ``p#title``), Bootstrap themes' (MkDocs) ``div.navbar``,
+    ``div.bs-sidebar`` and ``div.modal`` (the search and keyboard dialogs), the Sphinx themes'
+    previous/next links, "On this page" and "Edit this page" boxes (pydata and sphinx-book:
+    ``div.prev-next-area``, ``div.tocsection``, ``div.bd-toc``; furo: ``div.related-pages``,
+    ``div.edit-this-page``, ``div.toc-drawer``),
     on MediaWiki pages (an exported wiki) its "From ... Wiki" and "Retrieved from" lines,
     category links, edit links, the hidden MathML beside a formula's image, and the "[*]" file
     links in thumbnail boxes,
@@ -47,7 +49,8 @@ from ham.ingest.html_doxygen import DOXYGEN_CHROME, is_doxygen, take_title, titl
 from ham.ingest.html_groff import is_groff, remove_section_links, take_bar_links
 from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
 from ham.ingest.html_nav import icon_navigation
-from ham.ingest.html_text import TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome
+from ham.ingest.html_text import (TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome,
+                                  unwrap_forms)
 from ham.ingest.html_texinfo import (TEXI2HTML, TEXINFO_ENTRIES, TEXINFO_TOCS, is_texinfo, printed_indexes,
                                      nest_unnumbered_headings, remove_texi2html_chrome, remove_texinfo_chrome,
                                      texinfo_title)
@@ -57,8 +60,8 @@ from ham.ingest.urls import parse_url
 
 
 _NAV_CHROME = ("div.navheader, div.navfooter, div.related, div.sphinxsidebar, div.footer, nav, footer, "
-               "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, form, #searchbox, "
-               "div.searchbox, button, input, select, div#footer, ul.docnav, div.navbar, div.bs-sidebar, "
+               "[role=navigation], ul.wy-breadcrumbs, div.rst-footer-buttons, #searchbox, "
+               "div.searchbox, div#footer, ul.docnav, div.navbar, div.bs-sidebar, "
                "div.modal, body > address, span.viewcode-link, div.prev-next-area, div.prev-next-footer, "
                "div.tocsection, div.bd-toc, div.related-pages, div.edit-this-page, div.toc-drawer")
 _PUBLICAN_CHROME = "div#banner, p#title"   # the site banner and the two logo links atop every page
@@ -347,6 +350,8 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if tabs:
         report.exclude(path, "tab labels (put in front of their panels)", tabs)
     remove_chrome(tree, _NAV_CHROME)
+    for what, n in unwrap_forms(tree).items():
+        report.exclude(path, what, n)
     headers = remove_site_headers(tree)
     if headers:
         report.exclude(path, "page header (site banner, title block)", headers)
@@ -389,6 +394,3 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
                 list(dict.fromkeys(t for t in order if t)),
                 list(dict.fromkeys(t for t in toc_entries if t and t != rel)), blocks, toc_at, menu,
                 toc_places)
-
-
-

@@ -133,3 +133,69 @@ def is_back_to_top(node: LexborNode) -> bool:
         return False
     href = parse_url(link.attributes.get("href") or "")
     return not href.path and _TOP.match(flatten(link)) is not None
+
+
+_FORM_CONTENT = "h1, h2, h3, h4, h5, h6, p, pre, table, ul, ol, dl, img, figure, blockquote"
+_CONTROLS = {"button", "select"}
+# where a control is part of what the page says: "Press <button>OK</button> to confirm", a table
+# of a dialog's buttons; one alone in a div or a list item (a theme's search button, mdBook's
+# colour-scheme menu) or one with a widget role (a menu item, a tab) is chrome
+_TEXT_HOLDERS = {"p", "td", "th", "dd", "dt", "h1", "h2", "h3", "h4", "h5", "h6", "caption",
+                 "figcaption", "blockquote", "pre", "summary", "address"}
+_WIDGET_ROLES = {"tab", "menuitem", "menuitemradio", "menuitemcheckbox", "option", "switch"}
+
+
+def _words_outside_controls(node: LexborNode) -> bool:
+    for text in node.traverse(include_text=True):
+        if text.tag == "-text" and (text.text_content or "").strip():
+            up = text.parent
+            while up is not None and up is not node and up.tag not in _CONTROLS:
+                up = up.parent
+            if up is None or up is node:
+                return True
+    return False
+
+
+def _inside_control(node: LexborNode) -> bool:
+    up = node.parent
+    while up is not None and up.tag not in _CONTROLS:
+        up = up.parent
+    return up is not None
+
+
+def _in_text(control: LexborNode) -> bool:
+    if (control.attributes.get("role") or "").strip().lower() in _WIDGET_ROLES:
+        return False
+    holder = control.parent
+    while holder is not None and holder.tag not in BLOCK_TAGS:
+        holder = holder.parent
+    return holder is not None and (holder.tag in _TEXT_HOLDERS or _words_outside_controls(holder))
+
+
+def unwrap_forms(tree: LexborHTMLParser) -> dict[str, int]:
+    """Forms and their controls, before the content is read (what went that held text, for the
+    report). A form holding content (headings, paragraphs, tables, lists: an ASP.NET page's body
+    sits in ``<form id="form1">``) is unwrapped; one without (a search box) goes. A button's label
+    and a select's shown option stay in the text they sit in ("Press OK to confirm"); a control
+    alone in a div or list item, or with a widget role, is chrome, and so is every ``input`` (no
+    text of its own)."""
+    dropped = {"form without content (search box)": 0, "button or select outside text": 0}
+    for form in tree.css("form"):
+        if form.css_first(_FORM_CONTENT) is not None:
+            form.unwrap()
+        else:
+            dropped["form without content (search box)"] += bool(normalise(form.text()))
+            form.decompose()
+    for control in tree.css("button, select"):
+        if _inside_control(control):   # its outer control decides for both
+            continue
+        if not _in_text(control):
+            # a tab's label was put in front of its panel (label_tab_panels): not lost
+            dropped["button or select outside text"] += bool(normalise(control.text())) and \
+                control.attributes.get("role") != "tab"
+            control.decompose()
+        elif control.tag == "select":
+            shown = control.css_first("option[selected]") or control.css_first("option")
+            control.replace_with(f" {flatten(shown)} " if shown is not None else " ")
+    remove_chrome(tree, "input")
+    return {what: n for what, n in dropped.items() if n}

@@ -320,6 +320,33 @@ def test_a_tab_panel_says_which_tab_it_is(tmp_path):
     assert report.excluded["cli.html"]["tab labels (put in front of their panels)"] == 2
 
 
+def test_a_page_inside_a_form_is_read_and_a_buttons_label_stays_in_its_sentence(tmp_path):
+    # ASP.NET writes the whole body in <form id="form1">; a manual names the buttons it shows
+    (tmp_path / "help.html").write_text(
+        '<html><head><title>Widget Help</title></head><body><form id="form1" method="post" action="help.aspx">'
+        '<input type="hidden" name="__VIEWSTATE" value="x"><h1>Widget Help</h1><h2>Configure</h2>'
+        '<p>Press <button>OK</button> to confirm, or choose <select><option>Fast</option>'
+        '<option selected>Slow</option></select> mode.</p>'
+        '<table><tr><td><button type="button">Apply</button></td><td>Saves the settings.</td></tr></table>'
+        '</form></body></html>')
+    (tmp_path / "keys.html").write_text(
+        '<html><head><title>Keys</title></head><body><div class="search"><form action="search.aspx">'
+        '<input name="q"><button>Search</button></form></div><div class="theme"><button>Dark mode</button></div>'
+        '<ul id="mdbook-theme-list" role="menu"><li role="none"><button role="menuitem">Coal</button></li>'
+        '<li role="none"><button role="menuitem">Navy</button></li></ul>'
+        '<h1>Keys</h1><form action="licence"><p>Enter the licence key you received by email.</p>'
+        '<input name="key"></form></body></html>')
+    docs, report = ingest_corpus(tmp_path)
+    texts = {n.text for doc in docs for n in doc.leaves()}
+    assert {"Press OK to confirm, or choose Slow mode.", "Apply | Saves the settings.",
+            "Enter the licence key you received by email."} <= texts, texts
+    assert not any(word in t for t in texts for word in ("Search", "Dark mode", "Coal")), \
+        "a search box, a lone button and a theme menu (mdBook's) are chrome"
+    assert report.excluded["keys.html"] == {"form without content (search box)": 1,
+                                            "button or select outside text": 3}
+    assert "help.html" not in report.excluded, report.excluded
+
+
 def test_a_hevea_title_is_the_documents_title_and_its_authors_are_credits(tmp_path):
     (tmp_path / "user.html").write_text(
         '<html><head><meta name="generator" content="hevea 2.36"><title>user</title></head><body>'
