@@ -86,11 +86,13 @@ def point_coverage(case: Case) -> float | None:
 
 def entity_items(case: Case) -> list[str]:
     """TopoGraphRAG-Bench's ground-truth entities of a question, in its order: bridge entities, hop
-    results, data points, the final answer; de-duplicated case-insensitively, empty ones dropped."""
+    results, data points, the final answer; de-duplicated case-insensitively, empty ones dropped.
+    A single-hop record has an ``answer`` but no ``final_answer``, and the benchmark reads only the
+    latter, so a single-hop question has no items (entity recall undefined, as there)."""
     q = case.question
     items = [*q.bridge_entities, *(h.result for h in q.hops),
              *(d for p in q.evidence_points for d in p.data_points)]
-    if q.answer_short:
+    if q.answer_short and q.topology != "single_hop":
         items.append(q.answer_short)
     out, seen = [], set()
     for item in (str(i).strip() for i in items if i):
