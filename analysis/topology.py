@@ -175,9 +175,31 @@ def table2(collection: Collection) -> tuple[Table, Table] | None:
     notes = not_computed_notes(runs)
     if failed:
         means.notes.append(failed_note(failed))
+    scales = _relevancy_scales(runs, names, means)
+    if scales:
+        means.notes.append(scales)
     means.notes += notes
     cis.notes += notes
     return means, cis
+
+
+RELEVANCY_SCALE = "§"
+
+
+def _relevancy_scales(runs: list, names, means: Table) -> str | None:
+    """Response Relevancy embeds the judge's questions with each run's own retrieval encoder, so
+    runs with other encoders give it on other scales: mark every RR mean (never bold) and say so."""
+    rr = "response_relevancy"
+    encoders = {tuple(sorted((k, str(v)) for k, v in run.identity.items() if k.startswith("encoder.")))
+                for run in runs}
+    if rr not in names or len(encoders) < 2:
+        return None
+    for _, row in means.rows:
+        if row.get(rr) is not None:
+            row[f"{rr}:mark"] = row.get(f"{rr}:mark", "") + RELEVANCY_SCALE
+            row[f"{rr}:incomparable"] = True
+    return (f"{RELEVANCY_SCALE} RR is a cosine under each run's own retrieval encoder; these runs use "
+            f"{len(encoders)} encoders, so their RR values are on different scales (none is bold).")
 
 
 def topology_tables(collection: Collection) -> list[Table]:

@@ -106,3 +106,25 @@ def test_no_topology_questions_no_topology_tables(tmp_path):
     root = make_corpus(tmp_path)
     write_run(tmp_path / "runs" / "plain", config("plain", root), [prediction("q1", {"image_f1": 1.0})])
     assert topology_tables(collect([tmp_path / "runs"])) == []
+
+
+def test_response_relevancy_under_different_encoders_is_marked_and_never_bold(tmp_path):
+    # RR is a cosine under each run's retrieval encoder: runs with other encoders are on other scales
+    root = make_corpus(tmp_path)
+    grid = tmp_path / "runs" / "rr"
+    for name, encoder, value in (("minilm", "encoder=minilm", 0.5), ("bge", "encoder=bge_small", 0.8)):
+        rows = [prediction("b1", {"response_relevancy": value}, answer=[{"type": "text", "text": "x"}],
+                           gold=GOLD["b1"])]
+        write_run(grid / name, config("topo", root, overrides=(encoder,)), rows)
+    means, _ = table2(collect([grid]))
+    marked = [values for _, values in means.rows]
+    assert all(v["response_relevancy:mark"].endswith("§") and v["response_relevancy:incomparable"] for v in marked)
+    assert means.best(next(c for c in means.columns if c.key == "response_relevancy")) is None
+    assert any("2 encoders" in n for n in means.notes)
+    same = tmp_path / "runs" / "same"
+    for seed, value in ((1, 0.5), (2, 0.8)):
+        rows = [prediction("b1", {"response_relevancy": value}, answer=[{"type": "text", "text": "x"}],
+                           gold=GOLD["b1"])]
+        write_run(same / str(seed), config("topo", root, overrides=(f"seed={seed}",)), rows)
+    means, _ = table2(collect([same]))
+    assert not any("response_relevancy:mark" in v for _, v in means.rows)
