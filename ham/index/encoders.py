@@ -84,7 +84,13 @@ class BatchedEncoder:
             bound = inspect.signature(cls.__init__).bind(self, *args, **kwargs)
         except TypeError:   # unpickling: __new__ without the arguments (its state is restored after)
             return self
-        self._spec_kwargs = {k: v for k, v in list(bound.arguments.items())[1:]}
+        params = bound.signature.parameters
+        self._spec_kwargs = {}
+        for name, value in list(bound.arguments.items())[1:]:
+            if params[name].kind is inspect.Parameter.VAR_KEYWORD:   # ``**settings``: passed on as keywords
+                self._spec_kwargs.update(value)
+            else:
+                self._spec_kwargs[name] = value
         return self
 
     def spec(self) -> dict:

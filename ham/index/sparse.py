@@ -52,6 +52,9 @@ class ColumnSums:
         return np.bincount(rows, weights=values, minlength=self.n_units).astype(np.float32)
 
 
+NO_WORDS = "\x00no-words"   # never produced by ``tokenize``
+
+
 class BM25Sparse:
     """BM25 over bm25s tokens (English stopwords removed), stemmed by ``stem`` unless "none"
     (``ham.text``); queries are token lists, stemmed here the way the index was. A token that
@@ -75,7 +78,12 @@ class BM25Sparse:
     def build(cls, texts: Sequence[str], stem: str = NO_STEMMER) -> "BM25Sparse":
         bm25s = _bm25s()
         bm25 = bm25s.BM25()
-        bm25.index(tokenize(texts, check_stemmer(stem, "BM25 stem")), show_progress=False)
+        tokens = tokenize(texts, check_stemmer(stem, "BM25 stem"))
+        if tokens and not any(tokens):
+            # no string holds a word BM25 keeps (images without caption or neighbouring text):
+            # bm25s cannot index an empty vocabulary; a token no query holds scores every unit 0
+            tokens = [[NO_WORDS] for _ in tokens]
+        bm25.index(tokens, show_progress=False)
         return cls(bm25, stem)
 
     def save(self, folder: Path) -> None:

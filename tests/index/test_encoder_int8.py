@@ -89,3 +89,14 @@ def test_an_int8_vector_is_the_same_whatever_is_encoded_with_it(encoders):
     _, int8 = encoders
     alone = np.vstack([int8.encode([s]) for s in SENTENCES])
     assert np.array_equal(int8.encode(SENTENCES), alone)
+
+
+def test_int8_is_rebuilt_from_its_spec_in_another_process_as_sharded_builds_do():
+    # its constructor takes **settings; the spec had recorded them as one 'settings' keyword, which
+    # SentenceTransformerEncoder refused, so every sharded or on-disk build with it failed
+    from ham.index.encoders import BatchedEncoder
+
+    built = Int8SentenceTransformerEncoder(model="minilm", batch_size=8)
+    again = BatchedEncoder.from_spec(built.spec())
+    assert type(again) is Int8SentenceTransformerEncoder and again.model_id == built.model_id
+    assert again.batch_size == 8

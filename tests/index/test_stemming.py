@@ -100,3 +100,12 @@ def test_a_config_with_an_unknown_stemmer_is_refused_when_composed():
 
     with pytest.raises(ConfigError, match="index.stem.*must be one of none, arabic"):
         compose(["index.stem=klingon"], return_hydra_config=False)
+
+
+def test_strings_without_a_word_bm25_keeps_give_a_sparse_side_of_zeros_not_a_crash(tmp_path):
+    # images with no caption or neighbouring text under image_repr=li: every string empty or stopwords
+    sparse = BM25Sparse.build(["", "the of", ""])
+    query = Query("the pump", np.zeros((1, 4), np.float32), tokenize(["the pump"])[0])
+    assert sparse.scores(query, 3).tolist() == [0.0, 0.0, 0.0]
+    sparse.save(tmp_path)
+    assert BM25Sparse.load(tmp_path).scores(query, 3).tolist() == [0.0, 0.0, 0.0]
