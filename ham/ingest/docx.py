@@ -8,7 +8,9 @@
   paragraphs (``List Number`` / ``List Bullet`` styles or numbering properties) are collected
   into one text block per list, and a numbered list is a procedure when
   ``ham.ingest.evidence.is_procedure`` says so.
-* Tables become table blocks of ``a | b`` rows, with a ``Table N`` caption before or after them.
+* Tables become table blocks of ``a | b`` rows, with a ``Table N`` caption before or after them;
+  a cell merged across columns is read once (python-docx gives it once per column it spans), and
+  neighbouring cells of one text stay two cells.
 * Embedded pictures are stored by ``ham.ingest.assets``; a picture inside a sentence that is an
   icon (``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]``.
 
@@ -160,11 +162,12 @@ class _Reader:
     def table(self, table) -> None:
         rows = []
         for row in table.rows:
-            cells = []
+            cells, previous = [], None
             for cell in row.cells:
-                value = " ".join(cell.text.split())
-                if not cells or value != cells[-1]:  # merged cells repeat their text
-                    cells.append(value)
+                if cell._tc is previous:  # a cell merged across columns comes once per column it spans
+                    continue
+                previous = cell._tc
+                cells.append(" ".join(cell.text.split()))
             if any(cells):
                 rows.append(" | ".join(cells))
         caption = ""

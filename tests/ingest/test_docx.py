@@ -70,3 +70,24 @@ def test_docx_that_is_not_a_word_file_is_reported_by_name(manual):
     problems = {p.file: p.problem for p in report.problems}
     assert problems["fake.docx"].startswith("not a Word document") and "not a zip" in problems["fake.docx"]
     assert "without word/document.xml" in problems["other.docx"] and "content.xml" in problems["other.docx"]
+
+
+def _table_doc(rows):
+    d = docx.Document()
+    d.add_heading("Specifications", level=1)
+    t = d.add_table(rows=len(rows), cols=len(rows[0]))
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            t.cell(r, c).text = value
+    return d, t
+
+
+def test_docx_cells_of_equal_text_are_kept_and_a_merged_cell_is_read_once(tmp_path):
+    d, t = _table_doc([("Port", "LAN1", "LAN2", "WAN"), ("Speed", "1 Gb", "1 Gb", "2.5 Gb"),
+                                 ("PoE", "", "", "Yes"), ("Note", "", "", "")])
+    t.cell(3, 1).merge(t.cell(3, 3)).text = "all ports"   # one cell spanning three columns
+    d.save(tmp_path / "specs.docx")
+    docs, _ = ingest_corpus(tmp_path)
+    table = next(n for n in docs[0].leaves() if n.kind == "table")
+    assert table.text.splitlines() == ["Port | LAN1 | LAN2 | WAN", "Speed | 1 Gb | 1 Gb | 2.5 Gb",
+                                       "PoE |  |  | Yes", "Note | all ports"]
