@@ -10,7 +10,10 @@
   ``ham.ingest.evidence.is_procedure`` says so.
 * Tables become table blocks of ``a | b`` rows, with a ``Table N`` caption before or after them;
   a cell merged across columns is read once (python-docx gives it once per column it spans), and
-  neighbouring cells of one text stay two cells.
+  neighbouring cells of one text stay two cells. A table nested in a cell is part of the cell's
+  text ("a / b" per row, rows joined by "; "). A picture in a cell that is an icon stays in the
+  cell as ``[alt]``; a real one (a screenshot) is marked ``[image: alt]`` there and follows the
+  table with its row's text as its caption, as in HTML.
 * Embedded pictures are stored by ``ham.ingest.assets``; a picture inside a sentence that is an
   icon (``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]``.
 
@@ -69,6 +72,16 @@ def _level(paragraph) -> tuple[str, int]:
     if ppr is not None and ppr.numPr is not None:
         return "list-number", 0
     return "text", 0
+
+
+def _content(element):
+    """The paragraphs and tables of a body or cell in order, looking inside content controls
+    (``w:sdt``) and custom XML elements, which wrap them."""
+    for child in element.iterchildren():
+        if child.tag in (f"{_W}p", f"{_W}tbl"):
+            yield child
+        elif child.tag in (f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml"):
+            yield from _content(child)
 
 
 class _Reader:
@@ -160,23 +173,72 @@ class _Reader:
             self.emit("text", text=text)
 
     def table(self, table) -> None:
-        rows = []
+        rows, plain, real, seen = [], [], [], set()
         for row in table.rows:
             cells, previous = [], None
             for cell in row.cells:
                 if cell._tc is previous:  # a cell merged across columns comes once per column it spans
                     continue
                 previous = cell._tc
-                cells.append(" ".join(cell.text.split()))
-            if any(cells):
-                rows.append(" | ".join(cells))
+                text = self.cell_text(cell._tc)
+                marks = []
+                if cell._tc not in seen:   # a cell merged down the rows holds its pictures once
+                    seen.add(cell._tc)
+                    marks = self.cell_pictures(cell._tc, text, real, len(rows))
+                cells.append((text, marks))
+            row_plain = " | ".join(text for text, _ in cells if text)
+            if row_plain or any(marks for _, marks in cells):
+                rows.append(" | ".join(" ".join([text, *marks]).strip() for text, marks in cells))
+                plain.append(row_plain)
         caption = ""
         prev = self.blocks[-1] if self.blocks else None
         if prev is not None and prev.kind in ("caption", "text") and re.match(r"^\s*(Table|Tab\.?|表)\s*\d", prev.text, re.I):
             caption = prev.text
             self.blocks.pop()
-        if rows:
+        if any(plain):
             self.emit("table", text="\n".join(rows), caption=caption)
+        elif caption:
+            self.emit("caption", text=caption)
+        for rel, alt, row in real:   # a screenshot in a cell: its row's text is its caption
+            self.emit("image", image=rel, image_path=rel, alt=alt, caption=plain[row])
+
+    def cell_text(self, tc) -> str:
+        """A cell's paragraphs and nested tables in order (a nested table's cells joined by " / ",
+        its rows by "; ")."""
+        parts = []
+        for child in _content(tc):
+            if child.tag == f"{_W}p":
+                parts.append(child.text)
+            else:
+                from docx.table import Table
+
+                nested = []
+                for row in Table(child, None).rows:
+                    cells, previous = [], None
+                    for cell in row.cells:
+                        if cell._tc is not previous:
+                            previous = cell._tc
+                            cells.append(self.cell_text(cell._tc))
+                    if any(cells):
+                        nested.append(" / ".join(cells))
+                parts.append("; ".join(nested))
+        return " ".join(" ".join(parts).split())
+
+    def cell_pictures(self, tc, text: str, real: list, row: int) -> list[str]:
+        """The pictures in a cell: an icon stays in the cell's text as ``[alt]``; a real picture is
+        marked ``[image: alt]`` there and added to ``real`` to follow the table."""
+        marks = []
+        for data, ext, alt in self.pictures(tc):
+            rel = store_image(self.root, self.report, self.path, data=data, ext=ext)
+            if rel is None:
+                continue
+            if is_inline_icon(rel, self.root / rel, in_text=bool(text), in_cell=True):
+                self.report.exclude(self.path, "inline icon (kept as text)")
+                marks.append(icon_text(alt, rel))
+            else:
+                real.append((rel, alt, row))
+                marks.append(f"[image: {alt}]" if alt else "[image]")
+        return [m for m in marks if m]
 
     def run(self, document) -> list[Block]:
         from docx.table import Table

@@ -91,3 +91,23 @@ def test_docx_cells_of_equal_text_are_kept_and_a_merged_cell_is_read_once(tmp_pa
     table = next(n for n in docs[0].leaves() if n.kind == "table")
     assert table.text.splitlines() == ["Port | LAN1 | LAN2 | WAN", "Speed | 1 Gb | 1 Gb | 2.5 Gb",
                                        "PoE |  |  | Yes", "Note | all ports"]
+
+
+def test_docx_nested_tables_and_pictures_in_cells_are_read(tmp_path):
+    d, t = _table_doc([("Port", "Speed"), ("LAN", "1 Gb")])
+    inner = t.cell(1, 1).add_table(rows=1, cols=2)
+    inner.cell(0, 0).text, inner.cell(0, 1).text = "PoE", "802.3at"
+    shots = d.add_table(rows=2, cols=2)
+    shots.cell(0, 0).text = "The status page shows the link state."
+    shots.cell(0, 1).paragraphs[0].add_run().add_picture(_png((600, 400), "grey"), width=Inches(3))
+    shots.cell(1, 0).text = "Refresh"
+    shots.cell(1, 1).paragraphs[0].add_run().add_picture(_png((16, 16), "red"), width=Inches(0.2))
+    d.save(tmp_path / "specs.docx")
+    docs, report = ingest_corpus(tmp_path)
+    tables = [n for n in docs[0].leaves() if n.kind == "table"]
+    assert tables[0].text.splitlines() == ["Port | Speed", "LAN | 1 Gb PoE / 802.3at"]
+    assert tables[1].text.splitlines()[0] == "The status page shows the link state. | [image]"
+    assert tables[1].text.splitlines()[1].startswith("Refresh | [")   # the icon stays in its cell
+    image = next(n for n in docs[0].leaves() if n.kind == "image")
+    assert image.caption == "The status page shows the link state." and (tmp_path / image.image_path).is_file()
+    assert report.excluded_totals()["inline icon (kept as text)"] == 1
