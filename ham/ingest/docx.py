@@ -1,4 +1,7 @@
-"""Word ``.docx`` files through python-docx (MIT), in body order: paragraphs and tables.
+"""Word ``.docx`` files through python-docx (MIT), in body order: paragraphs and tables, also
+those wrapped in content controls (``w:sdt``) or custom XML. A paragraph's text is its runs
+wherever they sit: hyperlinks, inline content controls, tracked insertions (deletions left
+out), simple fields.
 
 * Heading levels come from the paragraph styles: ``Title`` is the document title, ``Heading N``
   (or a style whose outline level is set) a heading of level N; the core properties' title is
@@ -74,6 +77,31 @@ def _level(paragraph) -> tuple[str, int]:
     return "text", 0
 
 
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+# not a paragraph's own text: deleted or moved-away revisions, properties, a text box's content (read
+# as paragraphs of its own), and the fallback copy Word writes beside a drawing for older readers
+_NOT_TEXT = {f"{_W}{tag}" for tag in ("del", "moveFrom", "pPr", "rPr", "sdtPr", "sdtEndPr", "txbxContent")}
+_NOT_TEXT.add(f"{_MC}Fallback")
+_CHARS = {f"{_W}tab": "\t", f"{_W}ptab": "\t", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreakHyphen": "-"}
+
+
+def _text(element, read: set) -> str:
+    """A paragraph's text: its runs wherever they sit (hyperlinks, content controls, tracked
+    insertions, simple fields, smart tags), each ``w:t`` read added to ``read``. python-docx's
+    ``Paragraph.text`` reads only runs and hyperlinks directly under the paragraph."""
+    parts = []
+    for child in element.iterchildren():
+        tag = child.tag
+        if tag == f"{_W}t":
+            read.add(child)
+            parts.append(child.text or "")
+        elif tag in _CHARS:
+            parts.append(_CHARS[tag])
+        elif isinstance(tag, str) and tag not in _NOT_TEXT:
+            parts.append(_text(child, read))
+    return "".join(parts)
+
+
 def _content(element):
     """The paragraphs and tables of a body or cell in order, looking inside content controls
     (``w:sdt``) and custom XML elements, which wrap them."""
@@ -92,6 +120,7 @@ class _Reader:
         self.title = ""
         self.pending_list: list[str] = []
         self.list_kind = ""
+        self.read: set = set()   # the w:t elements read
 
     def emit(self, kind: str, **fields) -> None:
         if kind != "list":
@@ -133,7 +162,7 @@ class _Reader:
 
     def paragraph(self, p) -> None:
         kind, level = _level(p)
-        text = " ".join(p.text.split())
+        text = " ".join(_text(p._p, self.read).split())
         pics = self.pictures(p._p)
         if kind == "title" and text:
             self.title = self.title or text
@@ -208,7 +237,7 @@ class _Reader:
         parts = []
         for child in _content(tc):
             if child.tag == f"{_W}p":
-                parts.append(child.text)
+                parts.append(_text(child, self.read))
             else:
                 from docx.table import Table
 
@@ -245,7 +274,7 @@ class _Reader:
         from docx.text.paragraph import Paragraph
 
         self.part = document.part
-        for child in document.element.body.iterchildren():
+        for child in _content(document.element.body):
             if child.tag == f"{_W}p":
                 self.paragraph(Paragraph(child, document))
             elif child.tag == f"{_W}tbl":

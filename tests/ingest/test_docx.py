@@ -111,3 +111,33 @@ def test_docx_nested_tables_and_pictures_in_cells_are_read(tmp_path):
     image = next(n for n in docs[0].leaves() if n.kind == "image")
     assert image.caption == "The status page shows the link state." and (tmp_path / image.image_path).is_file()
     assert report.excluded_totals()["inline icon (kept as text)"] == 1
+
+
+def _wrap(element, *tags):
+    """Wrap ``element`` in place in nested elements: ``_wrap(p, "w:sdt", "w:sdtContent")``."""
+    from docx.oxml import OxmlElement
+
+    outer = inner = OxmlElement(tags[0])
+    for tag in tags[1:]:
+        inner.append(OxmlElement(tag))
+        inner = inner[-1]
+    element.addprevious(outer)
+    inner.append(element)
+    return outer
+
+
+def test_docx_content_controls_and_revisions_are_read(tmp_path):
+    d = docx.Document()
+    d.add_heading("Warranty", level=1)
+    _wrap(d.add_paragraph("Two years from the date of purchase.")._p, "w:sdt", "w:sdtContent")
+    t = d.add_table(rows=1, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Region", "EU"
+    _wrap(t._tbl, "w:customXml")
+    p = d.add_paragraph("Registered on ")
+    _wrap(p.add_run("12 May 2024")._r, "w:sdt", "w:sdtContent")   # a date picker
+    p.add_run(" by ")
+    _wrap(p.add_run("the dealer")._r, "w:ins")                     # a tracked insertion
+    d.save(tmp_path / "warranty.docx")
+    docs, _ = ingest_corpus(tmp_path)
+    texts = [n.text for n in docs[0].leaves()]
+    assert texts == ["Two years from the date of purchase.", "Region | EU", "Registered on 12 May 2024 by the dealer"]
