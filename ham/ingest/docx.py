@@ -3,7 +3,8 @@ those wrapped in content controls (``w:sdt``) or custom XML. A paragraph's text 
 wherever they sit: hyperlinks, inline content controls, tracked insertions (deletions left
 out), simple fields.
 
-* Heading levels come from the paragraph styles: ``Title`` is the document title, ``Heading N``
+* Heading levels come from the paragraph styles: the first ``Title`` is the document title (a
+  second one, a subtitle set in that style, is text), ``Heading N``
   (or a style whose outline level is set) a heading of level N; the core properties' title is
   used when there is no ``Title`` paragraph. All headings at one level with nested numbering are
   re-levelled by ``ham.ingest.levels`` like any authored source.
@@ -18,7 +19,8 @@ out), simple fields.
   cell as ``[alt]``; a real one (a screenshot) is marked ``[image: alt]`` there and follows the
   table with its row's text as its caption, as in HTML.
 * Embedded pictures are stored by ``ham.ingest.assets``; a picture inside a sentence that is an
-  icon (``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]``.
+  icon (``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]``; one in the title's
+  or a heading's line follows it, unless an icon (left out, counted as "icon in a heading or term").
 
 A file that is not a Word document (not a zip, or a zip of something else) is reported naming
 the file; the rest of the corpus still ingests.
@@ -164,19 +166,23 @@ class _Reader:
         kind, level = _level(p)
         text = " ".join(_text(p._p, self.read).split())
         pics = self.pictures(p._p)
-        if kind == "title" and text:
-            self.title = self.title or text
-            return
-        if kind == "heading" and text:
+        heading_line = False   # the title's or a heading's: its pictures follow it, its icons are left out
+        if kind == "title":
+            kind = "text"   # a second Title paragraph (a subtitle set in the Title style) is text
+            if text and not self.title:
+                self.title, text, heading_line = text, "", True
+        elif kind == "heading" and text:
             self.emit("heading", text=text, level=level)
-            return
+            text, heading_line = "", True
         inline = []
         standalone = []
         for data, ext, alt in pics:
             rel = store_image(self.root, self.report, self.path, data=data, ext=ext)
             if rel is None:
                 continue
-            if text and is_inline_icon(rel, self.root / rel, in_text=True):
+            if heading_line and is_inline_icon(rel, self.root / rel, in_text=True):
+                self.report.exclude(self.path, "icon in a heading or term")
+            elif text and is_inline_icon(rel, self.root / rel, in_text=True):
                 self.report.exclude(self.path, "inline icon (kept as text)")
                 inline.append(icon_text(alt, rel))
             else:

@@ -141,3 +141,19 @@ def test_docx_content_controls_and_revisions_are_read(tmp_path):
     docs, _ = ingest_corpus(tmp_path)
     texts = [n.text for n in docs[0].leaves()]
     assert texts == ["Two years from the date of purchase.", "Region | EU", "Registered on 12 May 2024 by the dealer"]
+
+
+def test_docx_second_title_paragraph_is_text_and_a_heading_keeps_its_picture(tmp_path):
+    d = docx.Document()
+    d.add_paragraph("Kettle K-1", style="Title")
+    d.add_paragraph("Instructions for use and care of your new kettle", style="Title")
+    h = d.add_heading("Safety", level=1)
+    h.add_run().add_picture(_png((400, 300), "grey"), width=Inches(3))
+    d.add_paragraph("Never immerse the base in water.")
+    d.save(tmp_path / "k.docx")
+    docs, report = ingest_corpus(tmp_path)
+    doc = docs[0]
+    assert doc.title == "Kettle K-1"
+    assert any(n.text == "Instructions for use and care of your new kettle" for n in doc.leaves())
+    safety = node_titled(doc, "Safety")
+    assert [c.kind for c in safety.children] == ["image", "text"]
