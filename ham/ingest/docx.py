@@ -9,9 +9,9 @@ out), simple fields.
   used when there is no ``Title`` paragraph. All headings at one level with nested numbering are
   re-levelled by ``ham.ingest.levels`` like any authored source.
 * ``Caption`` paragraphs are captions (linked to the figure or table beside them); list
-  paragraphs (``List Number`` / ``List Bullet`` styles or numbering properties) are collected
-  into one text block per list, and a numbered list is a procedure when
-  ``ham.ingest.evidence.is_procedure`` says so.
+  paragraphs (numbering properties, their own or their style's, numbered or bulleted by the
+  numbering definition's format: ``ham.ingest.docx_lists``) are collected into one text block per
+  list, and a numbered list is a procedure when ``ham.ingest.evidence.is_procedure`` says so.
 * Tables become table blocks of ``a | b`` rows, with a ``Table N`` caption before or after them;
   a cell merged across columns is read once (python-docx gives it once per column it spans), and
   neighbouring cells of one text stay two cells. A table nested in a cell is part of the cell's
@@ -35,6 +35,7 @@ from pathlib import Path
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
+from ham.ingest.docx_lists import ListKinds
 from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
 from ham.ingest.report import IngestReport
 from ham.text import split_sentences
@@ -51,7 +52,7 @@ def claim(files: list[Path]) -> list[Path]:
     return [f for f in files if f.suffix.lower() in SUFFIXES]
 
 
-def _level(paragraph) -> tuple[str, int]:
+def _level(paragraph, lists: ListKinds) -> tuple[str, int]:
     """("title" | "heading" | "caption" | "list-number" | "list-bullet" | "text", level)."""
     style = paragraph.style
     name = (style.name if style is not None else "") or ""
@@ -69,14 +70,7 @@ def _level(paragraph) -> tuple[str, int]:
         s = s.base_style
     if name.lower().startswith("caption"):
         return "caption", 0
-    if name.lower().startswith("list number"):
-        return "list-number", 0
-    if name.lower().startswith("list bullet") or name.lower().startswith("list"):
-        return "list-bullet", 0
-    ppr = paragraph._p.pPr
-    if ppr is not None and ppr.numPr is not None:
-        return "list-number", 0
-    return "text", 0
+    return lists.kind(paragraph) or "text", 0
 
 
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -163,7 +157,7 @@ class _Reader:
         return out
 
     def paragraph(self, p) -> None:
-        kind, level = _level(p)
+        kind, level = _level(p, self.lists)
         text = " ".join(_text(p._p, self.read).split())
         pics = self.pictures(p._p)
         heading_line = False   # the title's or a heading's: its pictures follow it, its icons are left out
@@ -280,6 +274,7 @@ class _Reader:
         from docx.text.paragraph import Paragraph
 
         self.part = document.part
+        self.lists = ListKinds(document)
         for child in _content(document.element.body):
             if child.tag == f"{_W}p":
                 self.paragraph(Paragraph(child, document))

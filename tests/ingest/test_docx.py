@@ -157,3 +157,28 @@ def test_docx_second_title_paragraph_is_text_and_a_heading_keeps_its_picture(tmp
     assert any(n.text == "Instructions for use and care of your new kettle" for n in doc.leaves())
     safety = node_titled(doc, "Safety")
     assert [c.kind for c in safety.children] == ["image", "text"]
+
+
+def test_docx_list_paragraph_numbered_or_bulleted_by_its_numbering_definition(tmp_path):
+    import copy
+
+    d = docx.Document()
+    d.add_heading("Setup", level=1)
+    d.add_paragraph("To connect the router:")
+
+    def item(text, list_style):   # Word's usual list: "List Paragraph" with numbering of its own
+        p = d.add_paragraph(text, style="List Paragraph")
+        p._p.get_or_add_pPr().append(copy.deepcopy(d.styles[list_style].element.pPr.numPr))
+
+    for text in ("Plug in the power cable.", "Press the power button."):
+        item(text, "List Number")
+    d.add_paragraph("The box holds:")
+    for text in ("the router", "a power cable"):
+        item(text, "List Bullet")
+    d.add_paragraph("An indented remark.", style="List Paragraph")   # no numbering: no mark shown
+    d.save(tmp_path / "router.docx")
+    docs, _ = ingest_corpus(tmp_path)
+    setup = node_titled(docs[0], "Setup")
+    assert [c.kind for c in setup.children] == ["text", "step", "step", "text", "text", "text"]
+    assert [c.text for c in setup.children[3:]] == ["The box holds:", "- the router\n- a power cable",
+                                                    "An indented remark."]
