@@ -22,6 +22,12 @@ out), simple fields.
   icon (``ham.ingest.evidence.is_inline_icon``) stays in the text as ``[alt]``; one in the title's
   or a heading's line follows it, unless an icon (left out, counted as "icon in a heading or term").
 
+Text boxes (DrawingML or VML) are read after the paragraph they are anchored in (in a table cell,
+as part of the cell), and pictures drawn in VML as older documents draw them. What the reader
+sees and cannot read is reported ("not read: …", ``ham.ingest.docx_xml.unread``): text in a part
+of the body it does not know, charts, SmartArt, linked pictures, equations, an ``altChunk``,
+footnotes and endnotes.
+
 A file that is not a Word document (not a zip, or a zip of something else) is reported naming
 the file; the rest of the corpus still ingests.
 """
@@ -30,22 +36,28 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 from ham.document import Document
 from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.docx_lists import ListKinds
+from ham.ingest.docx_xml import MC_FALLBACK as _MC_FALLBACK, W as _W
+from ham.ingest.docx_xml import content, picture_of, run_text, text_boxes, unread, within
 from ham.ingest.evidence import icon_text, is_inline_icon, is_procedure
 from ham.ingest.report import IngestReport
 from ham.text import split_sentences
 
 SUFFIXES = {".docx"}
 _HEADING = re.compile(r"^(?:heading|überschrift|titre|título|标题)\s*(\d)$", re.I)
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
-_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+
+_MISSED = {"text run": "text in a part of the document the reader does not know",
+           "picture without its image part": "its image is missing from the file",
+           "linked picture": "linked to a file outside the document, not embedded",
+           "chart": "a chart's data is not read", "SmartArt diagram": "a diagram's text is not read",
+           "equation": "Office Math is not read", "embedded document (altChunk)": "another document merged in",
+           "footnote": "footnotes are not read", "endnote": "endnotes are not read"}
 
 
 def claim(files: list[Path]) -> list[Path]:
@@ -73,41 +85,6 @@ def _level(paragraph, lists: ListKinds) -> tuple[str, int]:
     return lists.kind(paragraph) or "text", 0
 
 
-_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
-# not a paragraph's own text: deleted or moved-away revisions, properties, a text box's content (read
-# as paragraphs of its own), and the fallback copy Word writes beside a drawing for older readers
-_NOT_TEXT = {f"{_W}{tag}" for tag in ("del", "moveFrom", "pPr", "rPr", "sdtPr", "sdtEndPr", "txbxContent")}
-_NOT_TEXT.add(f"{_MC}Fallback")
-_CHARS = {f"{_W}tab": "\t", f"{_W}ptab": "\t", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreakHyphen": "-"}
-
-
-def _text(element, read: set) -> str:
-    """A paragraph's text: its runs wherever they sit (hyperlinks, content controls, tracked
-    insertions, simple fields, smart tags), each ``w:t`` read added to ``read``. python-docx's
-    ``Paragraph.text`` reads only runs and hyperlinks directly under the paragraph."""
-    parts = []
-    for child in element.iterchildren():
-        tag = child.tag
-        if tag == f"{_W}t":
-            read.add(child)
-            parts.append(child.text or "")
-        elif tag in _CHARS:
-            parts.append(_CHARS[tag])
-        elif isinstance(tag, str) and tag not in _NOT_TEXT:
-            parts.append(_text(child, read))
-    return "".join(parts)
-
-
-def _content(element):
-    """The paragraphs and tables of a body or cell in order, looking inside content controls
-    (``w:sdt``) and custom XML elements, which wrap them."""
-    for child in element.iterchildren():
-        if child.tag in (f"{_W}p", f"{_W}tbl"):
-            yield child
-        elif child.tag in (f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml"):
-            yield from _content(child)
-
-
 class _Reader:
     def __init__(self, path: Path, root: Path, report: IngestReport) -> None:
         self.path, self.root, self.report = path, root, report
@@ -117,6 +94,7 @@ class _Reader:
         self.pending_list: list[str] = []
         self.list_kind = ""
         self.read: set = set()   # the w:t elements read
+        self.missed: Counter = Counter()   # what the reader saw and could not read, by kind
 
     def emit(self, kind: str, **fields) -> None:
         if kind != "list":
@@ -144,21 +122,34 @@ class _Reader:
         self.blocks.append(Block(kind="text", text=text, source=self.rel, index=len(self.blocks)))
 
     def pictures(self, element) -> list[tuple[bytes, str, str]]:
+        """The pictures in ``element`` (DrawingML, or VML as older documents draw them), not those
+        in its text boxes (read with the box) nor the fallback copies Word writes beside them;
+        a chart, a SmartArt diagram or a linked picture is counted in ``self.missed``."""
         out = []
-        for drawing in element.iter(f"{_W}drawing"):
-            doc_pr = next(drawing.iter(f"{_WP}docPr"), None)
-            alt = (doc_pr.get("descr") or doc_pr.get("title") or "") if doc_pr is not None else ""
-            blip = next(drawing.iter(f"{_A}blip"), None)
-            rid = blip.get(f"{_R}embed") if blip is not None else None
+        for found in element.iter(f"{_W}drawing", "{urn:schemas-microsoft-com:vml}imagedata"):
+            if within(found, element, {f"{_W}txbxContent", _MC_FALLBACK}):
+                continue
+            rid, alt, what = picture_of(found)
             part = self.part.related_parts.get(rid) if rid else None
             if part is not None:
                 ext = Path(getattr(part, "partname", "x.png")).suffix.lstrip(".") or "png"
                 out.append((part.blob, ext, alt))
+            elif what:
+                rel = self.part.rels.get(rid) if rid else None
+                if what == "picture":
+                    what = "linked picture" if rel is not None and rel.is_external else "picture without its image part"
+                self.missed[what] += 1
         return out
+
+    def text_boxes(self, p) -> None:
+        """A text box anchored in a paragraph: its paragraphs and tables after the paragraph's."""
+        for box in text_boxes(p):
+            for child in content(box):
+                self.block(child)
 
     def paragraph(self, p) -> None:
         kind, level = _level(p, self.lists)
-        text = " ".join(_text(p._p, self.read).split())
+        text = " ".join(run_text(p._p, self.read).split())
         pics = self.pictures(p._p)
         heading_line = False   # the title's or a heading's: its pictures follow it, its icons are left out
         if kind == "title":
@@ -235,9 +226,10 @@ class _Reader:
         """A cell's paragraphs and nested tables in order (a nested table's cells joined by " / ",
         its rows by "; ")."""
         parts = []
-        for child in _content(tc):
+        for child in content(tc):
             if child.tag == f"{_W}p":
-                parts.append(_text(child, self.read))
+                parts.append(run_text(child, self.read))
+                parts.extend(self.cell_text(box) for box in text_boxes(child))
             else:
                 from docx.table import Table
 
@@ -269,19 +261,27 @@ class _Reader:
                 marks.append(f"[image: {alt}]" if alt else "[image]")
         return [m for m in marks if m]
 
-    def run(self, document) -> list[Block]:
+    def block(self, element) -> None:
         from docx.table import Table
         from docx.text.paragraph import Paragraph
 
-        self.part = document.part
+        if element.tag == f"{_W}p":
+            self.paragraph(Paragraph(element, self.document))
+            self.text_boxes(element)
+        else:
+            self.flush_list()
+            self.table(Table(element, self.document))
+
+    def run(self, document) -> list[Block]:
+        self.document, self.part = document, document.part
         self.lists = ListKinds(document)
-        for child in _content(document.element.body):
-            if child.tag == f"{_W}p":
-                self.paragraph(Paragraph(child, document))
-            elif child.tag == f"{_W}tbl":
-                self.flush_list()
-                self.table(Table(child, document))
+        body = document.element.body
+        for child in content(body):
+            self.block(child)
         self.flush_list()
+        self.missed.update(unread(body, self.read))
+        for what, n in sorted(self.missed.items()):
+            self.report.add(self.path, f"not read: {n} × {what} ({_MISSED[what]})", "content")
         return self.blocks
 
 

@@ -182,3 +182,44 @@ def test_docx_list_paragraph_numbered_or_bulleted_by_its_numbering_definition(tm
     assert [c.kind for c in setup.children] == ["text", "step", "step", "text", "text", "text"]
     assert [c.text for c in setup.children[3:]] == ["The box holds:", "- the router\n- a power cable",
                                                     "An indented remark."]
+
+
+_NS = ('xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+       'xmlns:v="urn:schemas-microsoft-com:vml" '
+       'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+       'xmlns:x="urn:example:unknown" '
+       'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+       'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+       'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture" '
+       'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"')
+
+
+def test_docx_text_boxes_and_vml_pictures_are_read_and_what_is_not_read_is_reported(tmp_path):
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    d.add_heading("Front panel", level=1)
+    rid, _ = d.part.get_or_add_image(_png((500, 300), "grey"))
+    body = d.element.body
+    body.sectPr.addprevious(parse_xml(
+        f'<w:p {_NS}><w:r><w:t>The lights:</w:t></w:r><w:r><w:pict><v:shape><v:textbox><w:txbxContent>'
+        '<w:p><w:r><w:t>Green means online.</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></w:r></w:p>'))
+    body.sectPr.addprevious(parse_xml(
+        f'<w:p {_NS}><w:r><w:pict><v:shape alt="Front panel"><v:imagedata r:id="{rid}"/></v:shape></w:pict></w:r></w:p>'))
+    body.sectPr.addprevious(parse_xml(   # a text box (a shape) holding a picture: one picture, the box's
+        f'<w:p {_NS}><w:r><w:drawing><wp:anchor><wp:docPr id="7" name="Box"/><a:graphic><a:graphicData>'
+        '<wps:wsp><wps:txbx><w:txbxContent><w:p><w:r><w:drawing><wp:inline><wp:docPr id="8" name="Pic" descr="Gauge"/>'
+        f'<a:graphic><a:graphicData><pic:pic><pic:blipFill><a:blip r:embed="{rid}"/></pic:blipFill></pic:pic>'
+        '</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p></w:txbxContent></wps:txbx></wps:wsp>'
+        '</a:graphicData></a:graphic></wp:anchor></w:drawing></w:r></w:p>'))
+    body.sectPr.addprevious(parse_xml(f'<x:box {_NS}><w:p><w:r><w:t>Lost words</w:t></w:r></w:p></x:box>'))
+    body.sectPr.addprevious(parse_xml(
+        f'<w:p {_NS}><w:r><w:t>See the note</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r></w:p>'))
+    d.save(tmp_path / "panel.docx")
+    docs, report = ingest_corpus(tmp_path)
+    panel = node_titled(docs[0], "Front panel")
+    assert [(c.kind, c.text or c.alt) for c in panel.children] == [
+        ("text", "The lights:"), ("text", "Green means online."), ("image", "Front panel"), ("image", "Gauge"),
+        ("text", "See the note")]
+    problems = sorted(p.problem for p in report.problems)
+    assert problems[0].startswith("not read: 1 × footnote") and problems[1].startswith("not read: 1 × text run")
