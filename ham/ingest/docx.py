@@ -5,8 +5,8 @@ out), simple fields.
 
 * Heading levels come from the paragraph styles: the first ``Title`` is the document title (a
   second one, a subtitle set in that style, is text), ``Heading N``
-  (or a style whose outline level is set) a heading of level N; the core properties' title is
-  used when there is no ``Title`` paragraph. All headings at one level with nested numbering are
+  (or a style whose outline level is set, 0-8; 9 is body text) a heading of level N; the core
+  properties' title is used when there is no ``Title`` paragraph. All headings at one level with nested numbering are
   re-levelled by ``ham.ingest.levels`` like any authored source.
 * ``Caption`` paragraphs are captions (linked to the figure or table beside them); list
   paragraphs (numbering properties, their own or their style's, numbered or bulleted by the
@@ -78,7 +78,11 @@ def _level(paragraph, lists: ListKinds) -> tuple[str, int]:
         ppr = s.element.find(f"{_W}pPr")
         lvl = ppr.find(f"{_W}outlineLvl") if ppr is not None else None
         if lvl is not None:
-            return "heading", int(lvl.get(f"{_W}val")) + 1
+            val = lvl.get(f"{_W}val") or ""
+            value = int(val) if val.isdigit() else 9
+            if value >= 9:   # outline level 9 is Word's "Body Text" (some templates set it on Normal)
+                break
+            return "heading", value + 1
         s = s.base_style
     if name.lower().startswith("caption"):
         return "caption", 0

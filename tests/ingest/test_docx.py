@@ -223,3 +223,21 @@ def test_docx_text_boxes_and_vml_pictures_are_read_and_what_is_not_read_is_repor
         ("text", "See the note")]
     problems = sorted(p.problem for p in report.problems)
     assert problems[0].startswith("not read: 1 × footnote") and problems[1].startswith("not read: 1 × text run")
+
+
+def test_docx_outline_level_9_is_body_text_not_a_heading(tmp_path):
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    d = docx.Document()
+    d.add_heading("Safety", level=1)
+    lvl = OxmlElement("w:outlineLvl")
+    lvl.set(qn("w:val"), "9")   # Word's "Body Text" outline level, set on Normal by some templates
+    d.styles["Normal"].element.get_or_add_pPr().append(lvl)
+    d.add_paragraph("Never immerse the base in water.")
+    d.add_paragraph("Unplug before cleaning.")
+    d.save(tmp_path / "k.docx")
+    docs, _ = ingest_corpus(tmp_path)
+    safety = node_titled(docs[0], "Safety")
+    assert [(c.kind, c.text) for c in safety.children] == [
+        ("text", "Never immerse the base in water."), ("text", "Unplug before cleaning.")]
