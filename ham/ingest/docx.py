@@ -11,7 +11,8 @@ out), simple fields.
 * ``Caption`` paragraphs are captions (linked to the figure or table beside them); list
   paragraphs (numbering properties, their own or their style's, numbered or bulleted by the
   numbering definition's format: ``ham.ingest.docx_lists``) are collected into one text block per
-  list, and a numbered list is a procedure when ``ham.ingest.evidence.is_procedure`` says so.
+  list (a paragraph of another numbering, ``numId``, starts another list), and a numbered list
+  is a procedure when ``ham.ingest.evidence.is_procedure`` says so.
 * Tables become table blocks of ``a | b`` rows, with a ``Table N`` caption before or after them;
   a cell merged across columns is read once (python-docx gives it once per column it spans), and
   neighbouring cells of one text stay two cells. A table nested in a cell is part of the cell's
@@ -97,6 +98,7 @@ class _Reader:
         self.title = ""
         self.pending_list: list[str] = []
         self.list_kind = ""
+        self.list_id: str | None = None   # the numbering (numId) of the pending list
         self.read: set = set()   # the w:t elements read
         self.missed: Counter = Counter()   # what the reader saw and could not read, by kind
 
@@ -189,9 +191,10 @@ class _Reader:
             else:
                 self.emit("caption", text=text)
         elif kind.startswith("list"):
-            if self.list_kind and self.list_kind != kind:
+            list_id = self.lists.numbering_of(p)[0]   # another numbering is another list, numbered from 1
+            if self.list_kind and (self.list_kind != kind or self.list_id != list_id):
                 self.flush_list()
-            self.list_kind = kind
+            self.list_kind, self.list_id = kind, list_id
             self.pending_list.append(text)
         else:
             self.emit("text", text=text)

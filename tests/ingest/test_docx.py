@@ -241,3 +241,25 @@ def test_docx_outline_level_9_is_body_text_not_a_heading(tmp_path):
     safety = node_titled(docs[0], "Safety")
     assert [(c.kind, c.text) for c in safety.children] == [
         ("text", "Never immerse the base in water."), ("text", "Unplug before cleaning.")]
+
+
+def test_docx_two_numbered_lists_back_to_back_are_two_lists(tmp_path):
+    import copy
+
+    d = docx.Document()
+    d.add_heading("Rules", level=1)
+    numbering = d.part.numbering_part.element
+    style_num = d.styles["List Number"].element.pPr.numPr
+    abstract = numbering.num_having_numId(int(style_num.numId.val)).abstractNumId.val
+    for items in (("The lid gasket", "The water filter"), ("The heating plate", "The power base")):
+        num_id = numbering.add_num(abstract).numId
+        for text in items:
+            p = d.add_paragraph(text, style="List Paragraph")
+            num_pr = copy.deepcopy(style_num)
+            num_pr.numId.val = num_id
+            p._p.get_or_add_pPr().append(num_pr)
+    d.save(tmp_path / "rules.docx")
+    docs, _ = ingest_corpus(tmp_path)
+    rules = node_titled(docs[0], "Rules")
+    assert [c.text for c in rules.children] == ["1. The lid gasket\n2. The water filter",
+                                                "1. The heating plate\n2. The power base"]
