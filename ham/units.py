@@ -136,10 +136,17 @@ def relation_of(node: Node, parent: Node, captions: dict[str, Node]) -> dict:
 
 
 def _local_context(node: Node, parent: Node) -> dict:
+    """The text around a leaf. An image's is the running text beside it, never a caption (its own
+    is on it already: as its neighbour it would be said twice and the paragraph after it lost),
+    as ``relation_of`` reads it."""
     siblings = parent.children
     idx = next(i for i, c in enumerate(siblings) if c is node)
-    prev_text = next((c.text for c in reversed(siblings[:idx]) if c.kind in ("text", "table")), "")
-    next_text = next((c.text for c in siblings[idx + 1:] if c.kind in ("text", "table")), "")
+
+    def near(c: Node) -> bool:
+        return c.kind in ("text", "table") and (node.kind != "image" or c.caption_of is None)
+
+    prev_text = next((c.text for c in reversed(siblings[:idx]) if near(c)), "")
+    next_text = next((c.text for c in siblings[idx + 1:] if near(c)), "")
     images = [c.id for c in siblings if c.kind == "image" and c is not node]
     return {"prev_text": words(prev_text, NEIGHBOUR_WORDS, from_end=True),
             "next_text": words(next_text, NEIGHBOUR_WORDS), "images": images}

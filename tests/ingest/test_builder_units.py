@@ -113,6 +113,21 @@ def test_evidence_units_fields(manual_doc):
     assert all(u.source == "manual.md" for u in units.values())
 
 
+def test_an_images_nearby_text_is_the_running_text_beside_it_not_its_caption():
+    b = TreeBuilder("d", "T", "d.md", "markdown")
+    b.add(Block("text", "Open the network settings."))
+    b.add(Block("image", image="net.png", image_path="net.png"))
+    b.add(Block("text", "Figure 4: The network dialog."))
+    b.add(Block("text", "The port field accepts 1 to 65535."))
+    units = {u.image or u.content: u for u in build_units(b.finish())}
+    image = units["net.png"]
+    assert image.caption == "Figure 4: The network dialog."
+    assert image.local["prev_text"] == "Open the network settings."
+    assert image.local["next_text"] == "The port field accepts 1 to 65535.", "not its caption said twice"
+    # a text unit's neighbours are as before: the caption is the text before the paragraph
+    assert units["The port field accepts 1 to 65535."].local["prev_text"] == "Figure 4: The network dialog."
+
+
 def test_unusable_images_are_not_units():
     b = TreeBuilder("d", "T", "d.md", "markdown")
     b.add(Block("text", "Intro."))
