@@ -8,7 +8,7 @@ BM25 over a pool of 100 per side).
 
 The default pipeline is built once (its indexes come from the run cache) and every variant
 changes one thing of the ranking the tree assembly walks; the assembly, the budget and the
-metrics are the default's (``bench_retrieval_quality``'s ``recall`` and ``within_chars``):
+metrics are the default's (``bench_retrieval_quality``'s ``recall`` and ``within``):
 
     rocchio   dense pseudo-relevance feedback: q' = q + alpha * mean of the top m fused units'
               vectors, renormalised; the pool is searched again with q' (one pass)
@@ -43,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_retrieval_quality import CHAR_BUDGET, config, image_recall, recall, within_chars  # noqa: E402
+from bench_retrieval_quality import CHAR_BUDGET, config, image_recall, recall, within  # noqa: E402
 from ham.index.hybrid import DenseOnly, HybridFusion, Query, ScoredUnit, SparseOnly, _minmax  # noqa: E402
 from ham.retrieve.budget import BudgetedText  # noqa: E402
 from ham.run.build import build_pipeline  # noqa: E402
@@ -211,7 +211,7 @@ class Bench:
                 rows[q.id] = {"kinds": list(q.kinds) or ["all"],
                               "manual": q.meta.get("manual") or str(q.id).split("-")[0],
                               "text@1": recall(q.gold_text, texts[:1]), "text@5": recall(q.gold_text, texts[:5]),
-                              "text@4kc": recall(q.gold_text, within_chars(texts, CHAR_BUDGET)),
+                              "text@4kc": recall(q.gold_text, within(texts, CHAR_BUDGET)),
                               "image@10": image_recall(q.gold_images, [r.units[s.unit_id].image for s in images][:10])}
         finally:
             self.text.search = self.plain_search

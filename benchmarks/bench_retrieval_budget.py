@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_retrieval_quality import config, image_recall, recall  # noqa: E402
+from bench_retrieval_quality import config, image_recall, recall, within  # noqa: E402
 from ham.run.job import load_dataset_questions  # noqa: E402
 from ham.run.build import build_pipeline  # noqa: E402
 from ham_analysis.stats import paired  # noqa: E402
@@ -48,17 +48,6 @@ OUT = Path("outputs/bench/retrieval_budget")
 FIGURE = Path("docs/retrieval_budget.png")   # devbench's; another dataset's is docs/retrieval_budget_<dataset>.png
 MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15", "octave": "GNU Octave 7.3", "rintro": "An Introduction to R 4.2.2",
            "glpk": "GLPK 5.0"}
-
-
-def within(texts: list[str], budget: int) -> list[str]:
-    """The texts in order, the last one cut, so that they hold ``budget`` characters joined by newlines."""
-    out, left = [], budget
-    for text in texts:
-        if left <= 0:
-            break
-        out.append(text[:left])
-        left -= len(text) + 1
-    return out
 
 
 def score(q, texts: list[str], images: list[str], budget: int) -> dict:

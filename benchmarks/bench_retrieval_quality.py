@@ -17,8 +17,9 @@ second invocation only retrieves. Per-question results go to ``outputs/bench/ret
 ``chars`` is the mean length of the retrieved text a question gets (its prompt length in
 characters of retrieved text); ``chars@15`` is the mean length of the top 15 text units a question gets: larger units reach
 more gold passages in the same 15 slots but make longer prompts. ``text@4kc`` compares them at
-the same prompt length: recall over the top units that fit in 4,000 characters (the first
-always; at most the 15 retrieved).
+the same prompt length: recall over the first 4,000 characters of retrieved text (the units in
+rank order joined by newlines, the one that does not fit cut: ``within``, as in
+``bench_retrieval_budget.py``; at most the 15 retrieved).
 """
 from __future__ import annotations
 
@@ -58,6 +59,18 @@ def recall(gold: list[str], found: list[str]) -> float | None:
     return sum(any(g in t for t in found) for g in gold) / len(gold)
 
 
+def within(texts: list[str], budget: int) -> list[str]:
+    """The texts in order, the last one cut, so that they hold ``budget`` characters joined by
+    newlines: recall at the same prompt length, whatever the units' size."""
+    out, left = [], budget
+    for text in texts:
+        if left <= 0:
+            break
+        out.append(text[:left])
+        left -= len(text) + 1
+    return out
+
+
 def image_recall(gold: list[str], found: list[str]) -> float | None:
     return len(set(gold) & set(found)) / len(set(gold)) if gold else None
 
@@ -93,7 +106,7 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
         for k in IMAGE_KS:
             row[f"image@{k}"] = image_recall(q.gold_images, images[:k])
         row["text_units"] = [h.unit.unit_id for h in hits.text]
-        row["text@4kc"] = recall(q.gold_text, within_chars(texts, CHAR_BUDGET))
+        row["text@4kc"] = recall(q.gold_text, within(texts, CHAR_BUDGET))
         row["chars@5"] = sum(len(t) for t in texts[:5])       # what the slots cost in prompt length
         row["chars@15"] = sum(len(t) for t in texts[:15])
         row["chars"] = sum(len(t) for t in texts)             # the retrieved text as returned (k_t units or a budget)
@@ -103,18 +116,6 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
     return {"rows": rows, "latency": latency, "build_seconds": build_seconds,
             "units": {m: len(ix) for m, ix in pipeline.retriever.indexes.items()},
             "truncated": (pipeline.info.get("text") or {}).get("truncation")}
-
-
-def within_chars(texts: list[str], budget: int) -> list[str]:
-    """The top units, in rank order, while their lengths fit in ``budget`` (the first always):
-    recall at the same prompt length, whatever the units' size."""
-    taken, used = [], 0
-    for text in texts:
-        if taken and used + len(text) > budget:
-            break
-        taken.append(text)
-        used += len(text)
-    return taken
 
 
 def mean(rows: dict, key: str, keep=lambda r: True) -> str:
