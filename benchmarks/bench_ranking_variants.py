@@ -207,11 +207,12 @@ class Bench:
                 if transform:   # images: the original query's (module docstring)
                     _, images = assemble.retrieve(query, self.text, self.images, self.tmap, self.imap, r.units,
                                                   fusion, pool, r.k_t, r.k_v)
-                texts = [u.content for u, _ in text]
+                texts, sources = [u.content for u, _ in text], [u.source for u, _ in text]
                 rows[q.id] = {"kinds": list(q.kinds) or ["all"],
                               "manual": q.meta.get("manual") or str(q.id).split("-")[0],
-                              "text@1": recall(q.gold_text, texts[:1]), "text@5": recall(q.gold_text, texts[:5]),
-                              "text@4kc": recall(q.gold_text, within(texts, CHAR_BUDGET)),
+                              "text@1": recall(q.gold_text, texts[:1], sources, q.gold_pages),
+                              "text@5": recall(q.gold_text, texts[:5], sources, q.gold_pages),
+                              "text@4kc": recall(q.gold_text, within(texts, CHAR_BUDGET), sources, q.gold_pages),
                               "image@10": image_recall(q.gold_images, [r.units[s.unit_id].image for s in images][:10])}
         finally:
             self.text.search = self.plain_search
@@ -256,13 +257,14 @@ def misses(bench: Bench) -> None:
                                                                             r.units, r.fusion, r.pool, r.k_t, 0)
         for unit, _ in passages:
             roles[unit.extra.get("role")] += len(unit.content)
-        got = [normalise_ws(u.content) for u, _ in passages]
+        on_page = (lambda source: source in q.gold_pages) if q.gold_pages else (lambda source: True)
+        got = [normalise_ws(u.content) for u, _ in passages if on_page(u.source)]
         lists = {name: [s.unit_id for s in text.search(query, None, f, 200)]
                  for name, f in (("fused", r.fusion), ("dense", DenseOnly()), ("sparse", SparseOnly()))}
         for gold in map(normalise_ws, q.gold_text):
             if not gold or any(gold in t for t in got):
                 continue
-            holders = [u for u, c in contents.items() if gold in c]
+            holders = [u for u, c in contents.items() if gold in c and on_page(r.units[u].source)]
             if not holders:
                 outside += 1
                 continue

@@ -11,7 +11,10 @@ Equal length, for every configuration alike: the retrieved texts are taken in th
 one that does not fit is cut to what is left, so exactly the first C characters of retrieved text
 (texts joined by newlines; the budgeted assembly's own passages are within C already) are scored.
 A question's recall is the share of its gold passages contained (whitespace-collapsed,
-lower-cased) in one of those texts. ``@1``/``@5`` are the first one and five texts (units or
+lower-cased) in one of those texts that comes from one of the question's ``gold_pages``
+(``bench_retrieval_quality.recall``: a near-twin passage found on the twin page does not count);
+each row keeps the kept texts' ``sources`` and, per gold passage, the kept texts holding it on any
+page (``found``). ``@1``/``@5`` are the first one and five texts (units or
 assembled passages) within the budget; images: recall of the top 10 (the assembly scores images
 in its context, ``ham.retrieve.budget``). The unit options and ``ham_budget``/``flat_budget`` rank
 by the fused scores alone (``reranker=none``); ``ham_budget_msmarco_l12`` is the default (the same
@@ -33,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_retrieval_quality import config, image_recall, recall, within  # noqa: E402
+from bench_retrieval_quality import config, found_in, image_recall, recall, within  # noqa: E402
 from ham.run.job import load_dataset_questions  # noqa: E402
 from ham.run.build import build_pipeline  # noqa: E402
 from ham_analysis.stats import paired  # noqa: E402
@@ -50,11 +53,19 @@ MANUALS = {"kicad": "KiCad 6", "pg": "PostgreSQL 15", "octave": "GNU Octave 7.3"
            "glpk": "GLPK 5.0"}
 
 
-def score(q, texts: list[str], images: list[str], budget: int) -> dict:
+def score(q, texts: list[str], sources: list[str], images: list[str], budget: int) -> dict:
     kept = within(texts, budget)
-    return {"text@1": recall(q.gold_text, kept[:1]), "text@5": recall(q.gold_text, kept[:5]),
-            "text@C": recall(q.gold_text, kept), "image@10": image_recall(q.gold_images, images[:10]),
-            "chars": sum(map(len, kept)) + max(len(kept) - 1, 0), "texts": len(kept)}
+    sources = sources[:len(kept)]
+    return {"text@1": recall(q.gold_text, kept[:1], sources, q.gold_pages),
+            "text@5": recall(q.gold_text, kept[:5], sources, q.gold_pages),
+            "text@C": recall(q.gold_text, kept, sources, q.gold_pages), "image@10": image_recall(q.gold_images, images[:10]),
+            "chars": sum(map(len, kept)) + max(len(kept) - 1, 0), "texts": len(kept),
+            "sources": sources, "found": found_in(q.gold_text, kept)}
+
+
+def retrieved(hits) -> tuple[list[str], list[str], list[str]]:
+    """The texts, their sources and the images of one retrieval."""
+    return [h.unit.content for h in hits.text], [h.unit.source for h in hits.text], [h.unit.image for h in hits.images]
 
 
 def group_of(q) -> dict:
@@ -68,10 +79,9 @@ def run_units(name: str, overrides: list[str], dataset: list[str], limit: int | 
     pipeline = build_pipeline(cfg, with_evaluator=False)
     rows = {c: {} for c in BUDGETS}
     for q in questions[:limit] if limit else questions:
-        hits = pipeline.retriever.retrieve(q.question)
-        texts, images = [h.unit.content for h in hits.text], [h.unit.image for h in hits.images]
+        texts, sources, images = retrieved(pipeline.retriever.retrieve(q.question))
         for c in BUDGETS:
-            rows[c][q.id] = {**group_of(q), **score(q, texts, images, c)}
+            rows[c][q.id] = {**group_of(q), **score(q, texts, sources, images, c)}
     return rows
 
 
@@ -85,8 +95,7 @@ def run_budget(name: str, overrides: list[str], dataset: list[str], limit: int |
         pipeline.retriever.budget = c
         for q in questions[:limit] if limit else questions:
             hits = pipeline.retriever.retrieve(q.question)
-            texts, images = [h.unit.content for h in hits.text], [h.unit.image for h in hits.images]
-            rows[c][q.id] = {**group_of(q), **score(q, texts, images, c),
+            rows[c][q.id] = {**group_of(q), **score(q, *retrieved(hits), c),
                              "roles": [h.unit.extra.get("role") for h in hits.text]}
     return rows
 
@@ -181,6 +190,16 @@ def plot(results: dict, path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def saved(path: Path) -> dict:
+    """A config's saved rows by budget; rows without ``sources`` were scored by the old rule (a
+    gold passage counted on any page), which is said on stderr."""
+    results = {int(c): rows for c, rows in json.loads(path.read_text()).items()}
+    if any("sources" not in r for rows in results.values() for r in rows.values()):
+        print(f"{path}: saved rows predate the gold-page rule (a passage counted on any page); run it again",
+              file=sys.stderr)
+    return results
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", default="devbench")
@@ -200,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, (run, overrides) in chosen.items():
         path = OUT / args.dataset / f"{name}.json"
         if args.saved:
-            results[name] = {int(c): rows for c, rows in json.loads(path.read_text()).items()}
+            results[name] = saved(path)
             continue
         started = time.perf_counter()
         results[name] = run(name, [*args.overrides, *overrides], [f"dataset={args.dataset}"], args.limit)

@@ -9,9 +9,11 @@ manual, flat vs HAM with paired 95% CIs (questions resampled as pairs), plus que
     .venv/bin/python benchmarks/bench_retrieval_quality.py --extra "units=merged" --extra "units=merged retrieval=structural"
 
 Recall@k of a question is the share of its gold passages contained (whitespace-collapsed,
-lower-cased) in one of its top-k text units, or of its gold images among its top-k images; a
-question without gold of that kind is left out of that mean (n shown). The devbench corpus is
-fetched by ``python3 data/devbench/fetch.py``. Indexes come from (or go into) the run cache, so a
+lower-cased) in one of its top-k text units from one of its ``gold_pages`` (any page where it
+names none: a near-twin passage found on the twin page is the wrong text), or of its gold images
+among its top-k images; a question without gold of that kind is left out of that mean (n shown).
+Each row keeps the retrieved units' ``sources`` and, per gold passage, the units holding it on any
+page (``found``). The devbench corpus is fetched by ``python3 data/devbench/fetch.py``. Indexes come from (or go into) the run cache, so a
 second invocation only retrieves. Per-question results go to ``outputs/bench/retrieval_quality/``.
 
 ``chars`` is the mean length of the retrieved text a question gets (its prompt length in
@@ -51,12 +53,24 @@ SPARSE_FIRST = {"ham_sparse_first"}
 OUT = Path("outputs/bench/retrieval_quality")
 
 
-def recall(gold: list[str], found: list[str]) -> float | None:
-    gold = [normalise_ws(g) for g in gold if g.strip()]
-    if not gold:
+def found_in(gold: list[str], texts: list[str]) -> list[list[int]]:
+    """For each gold passage (blank ones left out), the indices of the texts holding it, on any page."""
+    texts = [normalise_ws(t) for t in texts]
+    return [[i for i, t in enumerate(texts) if g in t] for g in map(normalise_ws, gold) if g]
+
+
+def recall(gold: list[str], texts: list[str], sources: list[str], pages: list[str]) -> float | None:
+    """Share of the gold passages held by one of ``texts`` whose source (the parallel ``sources``)
+    is one of ``pages``, the question's gold pages; any source counts where it names none. The
+    same passage on another page is not credited: a near-twin question's passage is often word
+    for word on the twin page too (the Schematic and PCB Editors' library tables)."""
+    if len(sources) < len(texts):
+        raise ValueError(f"{len(texts)} texts but {len(sources)} sources")
+    found = found_in(gold, texts)
+    if not found:
         return None
-    found = [normalise_ws(t) for t in found]
-    return sum(any(g in t for t in found) for g in gold) / len(gold)
+    on_page = (lambda i: sources[i] in pages) if pages else (lambda i: True)
+    return sum(any(map(on_page, hits)) for hits in found) / len(found)
 
 
 def within(texts: list[str], budget: int) -> list[str]:
@@ -98,15 +112,17 @@ def evaluate(name: str, cfg, limit: int | None) -> dict:
         t0 = time.perf_counter()
         hits = retriever.retrieve(q.question)
         latency.append(time.perf_counter() - t0)
-        texts = [h.unit.content for h in hits.text]
+        texts, sources = [h.unit.content for h in hits.text], [h.unit.source for h in hits.text]
         images = [h.unit.image for h in hits.images]
         row = {"kinds": list(q.kinds) or ["all"], "manual": q.meta.get("manual") or str(q.id).split("-")[0]}
         for k in TEXT_KS:
-            row[f"text@{k}"] = recall(q.gold_text, texts[:k])
+            row[f"text@{k}"] = recall(q.gold_text, texts[:k], sources, q.gold_pages)
         for k in IMAGE_KS:
             row[f"image@{k}"] = image_recall(q.gold_images, images[:k])
         row["text_units"] = [h.unit.unit_id for h in hits.text]
-        row["text@4kc"] = recall(q.gold_text, within(texts, CHAR_BUDGET))
+        row["sources"] = sources                              # with found: recall under another page rule
+        row["found"] = found_in(q.gold_text, texts)
+        row["text@4kc"] = recall(q.gold_text, within(texts, CHAR_BUDGET), sources, q.gold_pages)
         row["chars@5"] = sum(len(t) for t in texts[:5])       # what the slots cost in prompt length
         row["chars@15"] = sum(len(t) for t in texts[:15])
         row["chars"] = sum(len(t) for t in texts)             # the retrieved text as returned (k_t units or a budget)
@@ -204,6 +220,9 @@ def saved(name: str) -> dict:
     for line in (OUT / f"{name}.jsonl").read_text().splitlines():
         row = json.loads(line)
         rows[row.pop("id")] = row
+    if any("sources" not in r for r in rows.values()):
+        print(f"{name}: saved rows predate the gold-page rule (a passage counted on any page) and the "
+              "cut text@4kc; run it again", file=sys.stderr)
     return {"rows": rows, "latency": [0.0], "build_seconds": 0.0, "units": {}, "truncated": None}
 
 

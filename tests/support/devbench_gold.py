@@ -7,6 +7,11 @@ collapsing whitespace and lower-casing (``ham.text.normalise_ws``), of one text 
 the manual's ingest, on one of the question's ``gold_pages``. Merging blocks keeps a passage
 findable; splitting one (an icon, a heading or a step boundary in the middle) loses it.
 
+``off_page`` lists the passages that also occur word for word on a page that is not one of their
+question's gold pages (near-twin questions: the Schematic and PCB Editors share paragraphs). The
+benchmarks credit a passage only on a gold page, so these are reported, not failed; where the
+passage is not the whole leaf, extending it with the leaf's adjacent text may make it unique.
+
 ``check_patterns`` checks what the kinds claim, on the same ingest: the images the reference
 answer shows are exactly ``gold_images``, and each is an image leaf on a gold page; a ``parent_general`` question has a passage in a section and
 another in one of that section's ancestors (its parent's or a grandparent's own text); a
@@ -33,14 +38,20 @@ def questions(devbench: Path = DEVBENCH) -> list[dict]:
     return rows
 
 
-def check(manual: str, rows: list[dict], devbench: Path = DEVBENCH) -> tuple[int, int, list[tuple[str, str]]]:
-    """(found, total, missing (question id, passage)) for one manual."""
+def _texts(manual: str, devbench: Path) -> dict[str, list[str]]:
+    """page -> the normalised texts of its text and table leaves."""
     docs, _ = ingest_corpus(devbench / "corpus" / manual)
     by_page: dict[str, list[str]] = defaultdict(list)
     for doc in docs:
         for leaf in doc.leaves():
             if leaf.kind in ("text", "table"):
                 by_page[f"{manual}/{leaf.source}"].append(normalise_ws(leaf.text))
+    return by_page
+
+
+def check(manual: str, rows: list[dict], devbench: Path = DEVBENCH) -> tuple[int, int, list[tuple[str, str]]]:
+    """(found, total, missing (question id, passage)) for one manual."""
+    by_page = _texts(manual, devbench)
     found, total, missing = 0, 0, []
     for row in rows:
         if row.get("manual") != manual:
@@ -54,6 +65,23 @@ def check(manual: str, rows: list[dict], devbench: Path = DEVBENCH) -> tuple[int
             else:
                 missing.append((row["id"], passage))
     return found, total, missing
+
+
+def off_page(manual: str, rows: list[dict], devbench: Path = DEVBENCH) -> list[tuple[str, str, list[str]]]:
+    """(question id, passage, the other pages holding it) for each gold passage of one manual that
+    also occurs on a page outside its question's gold pages."""
+    by_page = _texts(manual, devbench)
+    out = []
+    for row in rows:
+        pages = set(row.get("gold_pages") or ())
+        if row.get("manual") != manual or not pages:
+            continue
+        for passage in row.get("gold_text") or []:
+            needle = normalise_ws(passage)
+            others = sorted(p for p, texts in by_page.items() if p not in pages and any(needle in t for t in texts))
+            if needle and others:
+                out.append((row["id"], passage, others))
+    return out
 
 
 def _leaves(manual: str, devbench: Path):
@@ -118,6 +146,10 @@ def main() -> int:
         print(f"{manual}: {found}/{total} gold passages found")
         for qid, passage in missing:
             print(f"  missing {qid}: {passage}")
+        twins = off_page(manual, rows)
+        print(f"{manual}: {len(twins)} gold passages also occur off their gold pages (credited only on a gold page)")
+        for qid, passage, others in twins:
+            print(f"  {qid}: {passage[:70]!r} also on {', '.join(others[:3])}" + (" ..." if len(others) > 3 else ""))
         problems = check_patterns(manual, rows)
         print(f"{manual}: {len(problems)} problems with gold images, parent_general and tutorial claims")
         for qid, problem in problems:
