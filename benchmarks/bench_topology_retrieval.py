@@ -71,12 +71,21 @@ def prepare(name: str, overrides: list[str], common: list[str]):
     return {"name": name, "questions": questions, "pipeline": pipeline, "rows": {}, "seconds": defaultdict(list)}
 
 
+def own_questions(prepared: list[dict]) -> list[list]:
+    """Per question, each config's own copy of it: its gold evidence is resolved to that config's
+    units (``units=merged`` has other unit ids than blocks), so each config is scored by its own."""
+    ids = [q.id for q in prepared[0]["questions"]]
+    for p in prepared[1:]:
+        if [q.id for q in p["questions"]] != ids:
+            raise ValueError(f"{p['name']} has other questions than {prepared[0]['name']}")
+    return [list(qs) for qs in zip(*(p["questions"] for p in prepared))]
+
+
 def run_all(prepared: list[dict], repeats: int) -> None:
     evaluator = Evaluator(list(METRICS))
-    questions = prepared[0]["questions"]
-    for q in questions:
+    for copies in own_questions(prepared):
         for rep in range(repeats):
-            for p in prepared:          # interleaved: every config sees the same machine state
+            for p, q in zip(prepared, copies):      # interleaved: every config sees the same machine state
                 t0 = time.perf_counter()
                 got = p["pipeline"].retriever.retrieve(q.question)
                 p["seconds"][q.id].append(time.perf_counter() - t0)
