@@ -7,13 +7,15 @@ The same rules as ``tests/support/devbench_gold.py`` (this file does not import 
 two can change apart), on ``ham.ingest.ingest_corpus("data/devcheck/corpus/<manual>")``:
 
 * every ``gold_text`` passage is 20-280 characters and, after collapsing whitespace and
-  lower-casing (``ham.text.normalise_ws``), a substring of exactly one text or table leaf of the
-  question's ``gold_pages`` (so a passage can neither be missing nor ambiguous on its page);
+  lower-casing (``ham.text.normalise_ws``), a substring of exactly one text or table unit of the
+  question's ``gold_pages``, the units a run retrieves as text: those of the default ``units``
+  option (``ham/conf/config.yaml``; blocks, figure captions on their images), so a passage can
+  neither be missing nor ambiguous on its page, nor only in a caption that no text unit holds;
 * every ``gold_images`` entry is an image leaf's reference on a gold page, and the images the
   reference answer shows (``![alt](REF)``) are exactly ``gold_images``; ``screenshot`` questions
   have gold images, ``text_only`` ones none;
 * every ``gold_pages`` entry holds a gold passage or a gold image;
-* every ``gold_headings`` entry is the title of a section on the path of a leaf holding a passage;
+* every ``gold_headings`` entry is the title of a section on the path of a unit holding a passage;
 * ``parent_general``: one passage lies in an ancestor of another passage's section, its parent or
   grandparent. On one page that is ham's section tree; across pages it is ham's page tree (the
   pages whose sections enclose the other passage's page, nearest first, as the ingest nests them:
@@ -43,25 +45,40 @@ def load_questions(path: Path = HERE / "questions.jsonl") -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def ingest(manual: str, corpus: Path):
-    """page -> [(normalised text, [(section id, title, page)] outermost first)], page -> image refs."""
+def default_units():
+    """The ``units`` option a run gets unless told otherwise, built (``units=blocks``)."""
+    from ham.conf import compose, instantiate_optional
+
+    return instantiate_optional(compose([], return_hydra_config=False).units)
+
+
+def ingest(manual: str, corpus: Path, units=None):
+    """page -> [(normalised text, [(section id, title, page)] outermost first)] of the text and
+    table units of ``units`` (the default option's when None), page -> image refs of the image
+    leaves, page -> [(normalised content, image ref)] of the image units (where a caption goes)."""
     from ham.ingest import ingest_corpus
     from ham.text import normalise_ws
 
     docs, _ = ingest_corpus(corpus / manual)
+    units = units or default_units()
+    docs = units.documents(docs)
+    source = {n.id: n.source for doc in docs for path in doc.paths().values() for n in path}
     texts: dict[str, list] = defaultdict(list)
     images: dict[str, set] = defaultdict(set)
+    captions: dict[str, list] = defaultdict(list)
     for doc in docs:
-        for path in doc.paths().values():
-            leaf = path[-1]
-            page = f"{manual}/{leaf.source}"
-            if leaf.kind in ("text", "table"):
-                chain = [(n.id, normalise_ws(n.title or ""), f"{manual}/{n.source}") for n in path[:-1]
-                         if n.kind in ("section", "subsection")]
-                texts[page].append((normalise_ws(leaf.text), chain))
-            elif leaf.kind == "image" and leaf.image:
-                images[page].add(leaf.image)
-    return texts, images
+        for leaf in doc.leaves():
+            if leaf.kind == "image" and leaf.image:
+                images[f"{manual}/{leaf.source}"].add(leaf.image)
+    for unit in units.build(docs):
+        page = f"{manual}/{unit.source}"
+        if unit.kind in ("text", "table") and unit.modality == "text":
+            chain = [(n["id"], normalise_ws(n["title"] or ""), f"{manual}/{source.get(n['id'], unit.source)}")
+                     for n in unit.path if n["kind"] in ("section", "subsection")]
+            texts[page].append((normalise_ws(unit.content), chain))
+        elif unit.modality == "image":
+            captions[page].append((normalise_ws(unit.content), unit.image))
+    return texts, images, captions
 
 
 def pages_above(chain: list[tuple[str, str, str]]) -> list[str]:
@@ -101,7 +118,8 @@ def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[
 
     problems: list[tuple[str, str]] = []
     stats: Counter = Counter()
-    for row, qid, (texts, images) in well_formed(rows, corpus, ingest, FIELDS, "data/devcheck/fetch.py", problems):
+    for row, qid, (texts, images, captions) in well_formed(rows, corpus, ingest, FIELDS, "data/devcheck/fetch.py",
+                                                          problems):
         kinds = row["kinds"]
         if set(kinds) - KINDS:
             problems.append((qid, f"unknown kinds {sorted(set(kinds) - KINDS)}"))
@@ -131,10 +149,13 @@ def check(rows: list[dict], corpus: Path = HERE / "corpus") -> tuple[list[tuple[
             hits = [(p, chain) for p in pages for text, chain in texts.get(p, []) if needle in text]
             if not hits:
                 elsewhere = [p for p, leaves in texts.items() if any(needle in t for t, _ in leaves)]
-                problems.append((qid, f"passage not found on its gold pages{' (but on ' + ', '.join(elsewhere[:3]) + ')' if elsewhere else ''}: {passage[:70]!r}"))
+                shown = [image for p in pages for t, image in captions.get(p, []) if needle in t]
+                where = (f" (only on image unit {shown[0]}: a caption, which no text unit holds)" if shown else
+                         f" (but on {', '.join(elsewhere[:3])})" if elsewhere else "")
+                problems.append((qid, f"passage in no text unit of its gold pages{where}: {passage[:70]!r}"))
                 continue
             if len(hits) > 1:
-                problems.append((qid, f"passage matches {len(hits)} leaves on its gold pages: {passage[:70]!r}"))
+                problems.append((qid, f"passage matches {len(hits)} text units on its gold pages: {passage[:70]!r}"))
             page, chain = hits[0]
             used_pages.add(page)
             chains.append((page, chain))

@@ -6,9 +6,9 @@
 
 The rules are data/devcheck/check.py's (loaded by path and run on this folder's questions and
 corpus): every gold passage is 20-280 characters and, whitespace collapsed and lower-cased, a
-substring of exactly one text or table leaf of its gold page (here the whole PDF, so a passage is
-unique in its manual); gold images are image leaves the reference answer shows; gold headings lie
-on a gold leaf's path; a ``parent_general`` passage lies in the parent or grandparent section of
+substring of exactly one text or table unit (the default ``units`` option's) of its gold page (here
+the whole PDF, so a passage is unique in its manual); gold images are image leaves the reference
+answer shows; gold headings lie on a gold unit's path; a ``parent_general`` passage lies in the parent or grandparent section of
 another's; a ``tutorial``'s passages span two sections. Standard library and ham only.
 """
 from __future__ import annotations
