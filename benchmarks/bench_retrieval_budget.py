@@ -58,7 +58,8 @@ def score(q, texts: list[str], sources: list[str], images: list[str], budget: in
     sources = sources[:len(kept)]
     return {"text@1": recall(q.gold_text, kept[:1], sources, q.gold_pages),
             "text@5": recall(q.gold_text, kept[:5], sources, q.gold_pages),
-            "text@C": recall(q.gold_text, kept, sources, q.gold_pages), "image@10": image_recall(q.gold_images, images[:10]),
+            "text@C": recall(q.gold_text, kept, sources, q.gold_pages),
+            "image@10": image_recall(q.gold_images, images[:10]),
             "chars": sum(map(len, kept)) + max(len(kept) - 1, 0), "texts": len(kept),
             "sources": sources, "found": found_in(q.gold_text, kept)}
 
