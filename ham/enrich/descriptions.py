@@ -57,10 +57,11 @@ class DescriptionFile:
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line)
-                    self.descriptions[str(row["image"])] = str(row["description"]).strip()
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    image, description = _description_line(json.loads(line))
+                except ValueError as exc:   # JSONDecodeError too
                     log.warning("%s:%d: bad description line (%s); skipped", self.path, lineno, exc)
+                    continue
+                self.descriptions[image] = description
 
     def get(self, image_path: str | None) -> str | None:
         return self.descriptions.get(image_path) if image_path else None
@@ -68,6 +69,19 @@ class DescriptionFile:
     @property
     def model_id(self) -> str:
         return f"file:{self.path.name}@{self.digest}" if self.path else "none"
+
+
+def _description_line(row) -> tuple[str, str]:
+    """(image, description) of one parsed line; a JSON null, a number or an empty string is not a
+    description (``str()`` would have made null the text "None")."""
+    if not isinstance(row, dict):
+        raise ValueError("not a JSON object")
+    for key in ("image", "description"):
+        if key not in row:
+            raise ValueError(f"no {key!r}")
+        if not isinstance(row[key], str) or not row[key].strip():
+            raise ValueError(f"{key!r} is {json.dumps(row[key])[:40]}, not a non-empty string")
+    return row["image"], row["description"].strip()
 
 
 def image_context(unit: EvidenceUnit) -> str:

@@ -108,6 +108,19 @@ def test_description_file_backend(corpus, tmp_path):
     assert out.model_id.startswith("file:d.jsonl@")
 
 
+def test_description_file_skips_a_description_that_is_not_text(corpus, tmp_path, caplog):
+    root, units = corpus
+    path = tmp_path / "d.jsonl"
+    lines = [{"image": "img/red.png", "description": None}, {"image": "img/blue.jpg", "description": 5},
+             {"image": "img/broken.png", "description": "  "}]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    with caplog.at_level("WARNING", logger="ham.enrich.descriptions"):
+        out = describe_images(units, root, DescriptionFile(path), KeyedStore(tmp_path, "d"))
+    assert out.by_unit == {} and out.get("img/red.png") is None, "a null is no description, not the text 'None'"
+    warned = [r.getMessage() for r in caplog.records]
+    assert [m.split(": bad description line")[0] for m in warned] == [f"{path}:{n}" for n in (1, 2, 3)]
+
+
 @pytest.fixture(scope="module")
 def llava_folder(tmp_path_factory):
     return tiny_llava(tmp_path_factory.mktemp("llava"), emits_text=True)
