@@ -51,17 +51,23 @@ class DescriptionFile:
         self.digest = "none"
         if self.path is None:
             return
-        self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
-        with self.path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    image, description = _description_line(json.loads(line))
-                except ValueError as exc:   # JSONDecodeError too
-                    log.warning("%s:%d: bad description line (%s); skipped", self.path, lineno, exc)
-                    continue
-                self.descriptions[image] = description
+        raw = self.path.read_bytes()
+        self.digest = hashlib.sha256(raw).hexdigest()[:16]
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            at = raw.count(b"\n", 0, exc.start) + 1
+            raise ValueError(f"{self.path}:{at}: not valid UTF-8 (byte {exc.start}: {exc.reason}); "
+                             "save the descriptions file as UTF-8") from None
+        for lineno, line in enumerate(text.split("\n"), 1):   # not splitlines: U+2028 may sit in a JSON string
+            if not line.strip():
+                continue
+            try:
+                image, description = _description_line(json.loads(line))
+            except ValueError as exc:   # JSONDecodeError too
+                log.warning("%s:%d: bad description line (%s); skipped", self.path, lineno, exc)
+                continue
+            self.descriptions[image] = description
 
     def get(self, image_path: str | None) -> str | None:
         return self.descriptions.get(image_path) if image_path else None
@@ -209,6 +215,11 @@ def describe_images(units: Sequence[EvidenceUnit], corpus_root: Path, describer,
         return Descriptions({}, "none")
     if isinstance(describer, DescriptionFile):
         found = {u.unit_id: describer.get(u.image_path) for u in images}
+        unmatched = sorted(set(describer.descriptions) - {u.image_path for u in images})
+        if unmatched:
+            log.warning("%s: %d of %d descriptions match no image of the corpus (e.g. %s); their image paths are "
+                        "relative to the corpus root", describer.path, len(unmatched), len(describer.descriptions),
+                        ", ".join(unmatched[:3]))
         by_unit = {k: v for k, v in found.items() if v}
         return Descriptions(by_unit, describer.model_id, by_path=dict(describer.descriptions))
     requests, unreadable = [], []

@@ -3,6 +3,7 @@ real loopback chat server (image inline as base64), a tiny local transformers VL
 cache, corrupt images and failed calls recorded per unit."""
 import base64
 import json
+import re
 
 import pytest
 
@@ -119,6 +120,25 @@ def test_description_file_skips_a_description_that_is_not_text(corpus, tmp_path,
     assert out.by_unit == {} and out.get("img/red.png") is None, "a null is no description, not the text 'None'"
     warned = [r.getMessage() for r in caplog.records]
     assert [m.split(": bad description line")[0] for m in warned] == [f"{path}:{n}" for n in (1, 2, 3)]
+
+
+def test_description_file_names_a_non_utf8_file_and_the_line(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"image": "img/red.png", "description": "ok"}\n{"image": "img/blue.jpg", "description": "caf\xe9"}\n')
+    with pytest.raises(ValueError, match=re.escape(f"{path}:2: not valid UTF-8")):
+        DescriptionFile(path)
+
+
+def test_description_file_reports_entries_that_match_no_image(corpus, tmp_path, caplog):
+    root, units = corpus
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps({"image": image, "description": "x"}) + "\n"
+                            for image in ("img/red.png", "red.png", "img/redd.png")))
+    with caplog.at_level("WARNING", logger="ham.enrich.descriptions"):
+        out = describe_images(units, root, DescriptionFile(path), KeyedStore(tmp_path, "d"))
+    assert len(out.by_unit) == 1
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert "2 of 3 descriptions match no image" in warning and "img/redd.png, red.png" in warning
 
 
 @pytest.fixture(scope="module")
