@@ -27,6 +27,7 @@ skipped; the other questions still load.
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -106,16 +107,40 @@ _LISTS = ("gold_images", "gold_text", "gold_pages", "kinds", "bridge_entities")
 _NESTED = {"evidence": Evidence, "hops": Hop, "evidence_points": EvidencePoint}
 
 
+# a field's annotation (a string: postponed annotations) -> the JSON type its value must have
+_SCALARS = {"str": str, "str | None": str, "int | None": int}
+
+
+def _typed(key: str, value, annotation: str) -> None:
+    kind = _SCALARS.get(annotation)
+    if kind is None or (value is None and annotation.endswith("| None")):
+        return
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f"{key} must be {'a string' if kind is str else 'an integer'}, not {json.dumps(value)[:40]}")
+
+
+def _strings(key: str, items) -> None:
+    if not isinstance(items, list):
+        raise ValueError(f"{key} must be a list")
+    for n, item in enumerate(items):
+        _typed(f"{key}[{n}]", item, "str")
+
+
 def _nested(cls, key: str, items) -> list:
     if not isinstance(items, list):
         raise ValueError(f"{key} must be a list")
-    names = {f.name for f in fields(cls)}
+    types = {f.name: f.type for f in fields(cls)}
     out = []
     for n, item in enumerate(items):
         if not isinstance(item, dict):
             raise ValueError(f"{key}[{n}] must be an object")
+        for name, value in item.items():
+            if name in types:
+                _typed(f"{key}[{n}].{name}", value, types[name])
+        if "data_points" in item and item["data_points"] is not None:
+            _strings(f"{key}[{n}].data_points", item["data_points"])
         try:
-            out.append(cls(**{k: v for k, v in item.items() if k in names}))
+            out.append(cls(**{k: v for k, v in item.items() if k in types}))
         except TypeError as exc:
             raise ValueError(f"{key}[{n}]: {exc}") from exc
     return out
@@ -130,10 +155,15 @@ def parse_question(obj: dict) -> Question:
         raise ValueError(f"missing required field(s): {', '.join(missing)}")
     names = {f.name for f in fields(Question)}
     data = {k: v for k, v in obj.items() if k in names and v is not None}
+    if not isinstance(data["id"], (str, int)) or isinstance(data["id"], bool):
+        raise ValueError(f"id must be a string or an integer, not {json.dumps(data['id'])[:40]}")
     data["id"] = str(data["id"])
+    for key in ("question", "reference_answer", "answer_short"):
+        if key in data:
+            _typed(key, data[key], "str")
     for key in _LISTS:
-        if key in data and not isinstance(data[key], list):
-            raise ValueError(f"{key} must be a list")
+        if key in data:
+            _strings(key, data[key])
     for key, cls in _NESTED.items():
         if key in data:
             data[key] = _nested(cls, key, data[key])

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from ham.cli.questions import questions_main
+from ham.datasets.questions import load_questions
 from tests.datasets.conftest import MMDOCIR, MMDOCRAG, TOPOGRAPH
 
 
@@ -54,6 +55,26 @@ def test_jsonl_and_mramg_formats(tmp_path, capsys):
     mqa.write_text(json.dumps({"id": 1, "question": "Q?", "ground_truth": "A <PIC>", "images_list": [5]}) + "\n")
     code, out = run(capsys, mqa, "--format", "mramg")
     assert code == 0 and out.out.startswith("1 questions read")
+
+
+def test_jsonl_fields_of_the_wrong_type_are_reported_with_their_line(tmp_path, capsys):
+    path = tmp_path / "q.jsonl"
+    rows = [{"id": "q1", "question": "Fine?", "gold_text": ["a passage"], "evidence": [{"text": "x", "page": 2}]},
+            {"id": "q2", "question": 5},
+            {"id": "q3", "question": "Q?", "reference_answer": ["a list"]},
+            {"id": "q4", "question": "Q?", "gold_text": [None]},
+            {"id": "q5", "question": "Q?", "gold_images": ["a.png", 7]},
+            {"id": "q6", "question": "Q?", "evidence": [{"text": 12}]},
+            {"id": "q7", "question": "Q?", "hops": [{"sub_question": "S?", "result": None}]},
+            {"id": ["q8"], "question": "Q?"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out = run(capsys, path, "--format", "jsonl")
+    assert code == 0 and out.out.startswith("1 questions read")
+    for lineno, field in [(2, "question"), (3, "reference_answer"), (4, "gold_text[0]"), (5, "gold_images[1]"),
+                          (6, "evidence[0].text"), (7, "hops[0].result"), (8, "id")]:
+        assert f"{path}:{lineno}: {field} must be" in out.out
+    questions, problems = load_questions(path)
+    assert [q.id for q in questions] == ["q1"] and len(problems) == 7
 
 
 def test_nothing_read_exits_1(tmp_path, capsys):
