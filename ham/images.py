@@ -6,9 +6,14 @@ descriptions sent to a VLM, images attached to a multimodal prompt, the CLIP fil
     open_image(path)             the image as RGB, or ``UnreadableImage`` naming the file
     probe_bytes(data, name)      (format, width, height) of image bytes, or ``UnreadableImage``
     encoded_image(path, side)    (RGB image, bytes, MIME type) downscaled to ``side``, for a data URL
+    on_white(path)               whether the file has transparency, so its RGB form is composited
+                                 onto white (cache keys of what was made from those pixels note it)
 
 PIL is the decoder; what it raises on a missing, truncated or foreign file is caught here and
-nowhere else.
+nowhere else. An image with transparency (RGBA, LA, a palette or colour key with a transparent
+entry) becomes RGB composited onto white: ``convert("RGB")`` alone drops the alpha channel and
+shows what the transparent pixels store, usually black, so black text on a transparent background
+became all black.
 """
 from __future__ import annotations
 
@@ -26,6 +31,32 @@ def _decode_errors():
     from PIL import Image, UnidentifiedImageError
 
     return (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError)
+
+
+def _has_transparency(image) -> bool:
+    return image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or "transparency" in image.info
+
+
+def _rgb(image):
+    """``image`` as RGB, its transparent pixels composited onto white (module docstring)."""
+    if not _has_transparency(image):
+        return image.convert("RGB")
+    from PIL import Image
+
+    rgba = image.convert("RGBA")
+    return Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("RGB")
+
+
+def on_white(path: Path) -> bool:
+    """Whether ``open_image``/``encoded_image`` composite this file onto white (it has
+    transparency); False for a file that cannot be read (it is reported where it is opened)."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            return _has_transparency(image)
+    except _decode_errors():
+        return False
 
 
 def image_problem(path: Path) -> str | None:
@@ -64,7 +95,7 @@ def open_image(path: Path):
 
     try:
         with Image.open(path) as image:
-            return image.convert("RGB")
+            return _rgb(image)
     except _decode_errors() as exc:
         raise UnreadableImage(f"{path}: {exc.__class__.__name__}: {exc}") from exc
 
@@ -80,7 +111,7 @@ def encoded_image(path: Path, max_side: int):
             probe.verify()
         image = Image.open(io.BytesIO(raw))
         fmt = image.format
-        image = image.convert("RGB")
+        image = _rgb(image)
     except _decode_errors() as exc:
         raise UnreadableImage(f"{path}: cannot decode image ({exc})") from exc
     if max(image.size) > max_side or fmt not in DATA_URL_FORMATS:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Annotated, Sequence
 
 from ham.cache import KeyedStore
-from ham.images import UnreadableImage, encoded_image
+from ham.images import UnreadableImage, encoded_image, on_white
 from ham.enrich.calls import CallResult, CallStats, ChatBackend, LocalBackend, Request, chat_many, local_calls, run_cached
 from ham.backends.chat import ChatClient
 from ham.paths import resolve_path
@@ -232,7 +232,10 @@ def describe_images(units: Sequence[EvidenceUnit], corpus_root: Path, describer,
             unreadable.append({"id": u.unit_id, "error": f"unreadable_image: {file}: {exc}"})
             continue
         prompt = PROMPT.format(context=image_context(u), max_words=describer.max_words)
-        requests.append(Request(u.unit_id, {"image_sha256": digest, "prompt": prompt}, ImageInput(u.unit_id, file, prompt)))
+        key = {"image_sha256": digest, "prompt": prompt}
+        if on_white(file):   # entries made before transparency was composited onto white (not black) are not reused
+            key["background"] = "white"
+        requests.append(Request(u.unit_id, key, ImageInput(u.unit_id, file, prompt)))
     by_unit, stats = run_cached(requests, describer, store, "image descriptions", progress)
     stats.requested = len(images)
     stats.failures = unreadable + stats.failures

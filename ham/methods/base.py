@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
-from ham.images import open_image
+from ham.images import on_white, open_image
 from ham.retrieve.retriever import Hit, Retrieved
 from ham.settings import Doc, PromptRef, Runtime
 from ham.text import words
@@ -41,9 +41,11 @@ class PromptImage:
 
     def digest(self) -> str:
         try:
-            return hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
+            digest = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
         except OSError:
             return f"unreadable:{self.path}"
+        # a local VLM is shown it composited onto white; generations cached from the black form are not reused
+        return digest + "+on-white" if on_white(self.path) else digest
 
     def load(self):
         return open_image(self.path)

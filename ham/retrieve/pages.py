@@ -165,13 +165,18 @@ class PageRetrieval:
 
     def items(self, pages: list[PageUnit]) -> list[Item]:
         """What is embedded: each page image, or (level=layout) each layout crop."""
+        from ham.images import on_white
+
+        # a page with transparency is embedded composited onto white: its vectors from the black form are not reused
+        note = {p.page_id: ["on-white"] if on_white(Path(p.image_path)) else [] for p in pages}
         if self.level == "page":
-            return [Item(p.page_id, file_digest(p.image_path), _loader(Path(p.image_path))) for p in pages]
+            return [Item(p.page_id, file_digest(p.image_path, *note[p.page_id]), _loader(Path(p.image_path)))
+                    for p in pages]
         items = []
         for p in pages:
             for lay in p.layouts:
                 items.append(Item(f"{p.page_id}|{lay['unit_id']}",
-                                  file_digest(p.image_path, lay["bbox"], lay["page_size"]),
+                                  file_digest(p.image_path, lay["bbox"], lay["page_size"], *note[p.page_id]),
                                   lambda p=p, lay=lay: layout_crop(p, lay)))
         return items
 

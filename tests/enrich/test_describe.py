@@ -2,6 +2,8 @@
 real loopback chat server (image inline as base64), a tiny local transformers VLM, the per-call
 cache, corrupt images and failed calls recorded per unit."""
 import base64
+import hashlib
+import io
 import json
 import re
 
@@ -13,7 +15,8 @@ from PIL import Image
 from ham.cache import KeyedStore
 from ham.enrich.descriptions import (PROMPT, ChatDescriber, DescriptionFile, HFDescriber, ImageInput, describe_images,
                                      image_context)
-from ham.images import UnreadableImage, encoded_image
+from ham.enrich.calls import Request, request_key
+from ham.images import UnreadableImage, encoded_image, on_white, open_image
 from ham.ingest.builder import Block, TreeBuilder
 from ham.units import build_units
 from tests.support.tiny_models import tiny_llava
@@ -98,6 +101,52 @@ def test_read_image_downscales_and_rejects_corrupt_files(corpus):
     assert image.size == (20, 15) and mime == "image/png" and data[:4] == b"\x89PNG"
     with pytest.raises(UnreadableImage, match="broken.png"):
         encoded_image(root / "img" / "broken.png", 100)
+
+
+def _transparent_images(folder):
+    """Black text on a transparent background as RGBA, LA and a palette with a transparent entry;
+    the transparent pixels store black, which convert("RGB") alone shows."""
+    rgba = Image.new("RGBA", (40, 20), (0, 0, 0, 0))
+    rgba.paste((0, 0, 0, 255), (5, 5, 15, 15))
+    paths = {"rgba": folder / "rgba.png", "la": folder / "la.png", "p": folder / "p.png"}
+    rgba.save(paths["rgba"])
+    rgba.convert("LA").save(paths["la"])
+    palette = Image.new("P", (40, 20), 0)
+    palette.putpalette([0, 0, 0] * 256)
+    palette.paste(1, (5, 5, 15, 15))
+    palette.save(paths["p"], transparency=0)
+    return paths
+
+
+def test_transparent_images_are_composited_onto_white(tmp_path):
+    for kind, path in _transparent_images(tmp_path).items():
+        small, data, _ = encoded_image(path, 20)   # downscaled: the PNG re-encoded for a VLM
+        for image, (x, y) in [(open_image(path), (1, 1)), (encoded_image(path, 100)[0], (1, 1)), (small, (0, 0)),
+                              (Image.open(io.BytesIO(data)).convert("RGB"), (0, 0))]:
+            assert image.getpixel((x, y)) == (255, 255, 255), f"{kind}: transparent is white"
+            assert image.getpixel((x + 4, y + 4)) == (0, 0, 0), f"{kind}: the text stays black"
+        assert on_white(path)
+    opaque = tmp_path / "opaque.png"
+    Image.new("RGB", (10, 10), (0, 0, 0)).save(opaque)
+    assert open_image(opaque).getpixel((5, 5)) == (0, 0, 0) and not on_white(opaque)
+
+
+def test_descriptions_of_a_transparent_image_made_from_its_black_form_are_not_reused(corpus, tmp_path):
+    root, units = corpus
+    _transparent_images(root / "img")
+    (root / "img" / "red.png").write_bytes((root / "img" / "rgba.png").read_bytes())
+    store = KeyedStore(tmp_path / "cache", "descriptions")
+    with ChatServer(responder=lambda body: "fresh") as server:
+        backend = ChatDescriber(ChatClient("vlm", base_url=server.base_url, max_retries=0))
+        for u in units:   # entries keyed as before: by the image's sha256 and the prompt alone
+            if u.image in ("img/red.png", "img/blue.jpg"):
+                prompt = PROMPT.format(context=image_context(u), max_words=backend.max_words)
+                digest = hashlib.sha256((root / u.image_path).read_bytes()).hexdigest()
+                store.put(request_key(backend, Request(u.unit_id, {"image_sha256": digest, "prompt": prompt}, None)),
+                          {"text": "stale"})
+        out = describe_images(units, root, backend, store)
+    assert out.get("img/red.png") == "fresh", "made from the transparent image turned black"
+    assert out.get("img/blue.jpg") == "stale", "an opaque image keeps its key"
 
 
 def test_description_file_backend(corpus, tmp_path):

@@ -1,5 +1,6 @@
 """Each method's prompt on hand-made evidence (the small pump manual of tests/conftest.py)."""
 import base64
+import hashlib
 import json
 import re
 
@@ -93,6 +94,17 @@ def test_prompt_digest_follows_image_bytes(corpus):
     assert method(Q, retrieved).digest() == before
     (root / "img/oil.png").write_bytes((root / "img/base.png").read_bytes())
     assert method(Q, retrieved).digest() != before
+
+
+def test_a_transparent_image_is_shown_on_white_under_a_digest_of_its_own(corpus):
+    from PIL import Image
+
+    root, retrieved = corpus
+    Image.new("RGBA", (20, 20), (0, 0, 0, 0)).save(root / "img/oil.png")
+    image = next(i for i in MllmBasedMethod(corpus_root=root)(Q, retrieved).images if i.path.name == "oil.png")
+    assert image.load().getpixel((0, 0)) == (255, 255, 255)
+    # generations cached from the image turned black (keyed by its bytes alone) are not reused
+    assert image.digest() != hashlib.sha256(image.path.read_bytes()).hexdigest()[:16]
 
 
 def test_rule_based_prompt_is_text_only(corpus):

@@ -37,6 +37,22 @@ def _attach(setup, **settings):
     return spec.attach(pipeline.retriever, pipeline.corpus, cache)
 
 
+def test_a_transparent_page_is_embedded_on_white_under_a_key_of_its_own(tmp_path):
+    from PIL import Image
+
+    from ham.index.late_interaction import file_digest
+    from ham.pages import PageUnit
+
+    opaque, clear = tmp_path / "opaque.png", tmp_path / "clear.png"
+    Image.new("RGB", (30, 30)).save(opaque)
+    Image.new("RGBA", (30, 30), (0, 0, 0, 0)).save(clear)
+    pages = [PageUnit(f"d#p{n}", "d", n, "d.pdf", str(path), 30, 30, "vidore") for n, path in enumerate((opaque, clear))]
+    items = PageRetrieval(encoder=None).items(pages)
+    assert items[0].digest == file_digest(opaque), "an opaque page keeps its vectors"
+    assert items[1].digest != file_digest(clear), "vectors of the page turned black are not reused"
+    assert items[1].load().getpixel((0, 0)) == (255, 255, 255)
+
+
 def test_pages_alone_under_k_p(setup):
     paged, info = _attach(setup, mode="pages", k_p=1)
     got = paged.retrieve(QUESTION)
