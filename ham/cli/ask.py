@@ -38,6 +38,7 @@ def ask_main(argv: list[str] | None = None) -> int:
     from ham.conf import ConfigError, compose
     from ham.report.text import answer_text, evidence_text
     from ham.report.viewer import write_rows_report
+    from ham.run.build import corpus_root
     from ham.run.sparse_first import ask_sparse_first
 
     args = ask_parser().parse_args(argv)
@@ -48,6 +49,7 @@ def ask_main(argv: list[str] | None = None) -> int:
         return 2
     try:
         cfg = compose(["progress=false", *args.overrides], return_hydra_config=False)
+        corpus_root(cfg)
     except ConfigError as exc:
         print(f"ham-ask: {exc}", file=sys.stderr)
         return 2

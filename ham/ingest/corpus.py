@@ -62,6 +62,8 @@ def load_corpus(root: str | Path, cache: FolderCache, units=None) -> Corpus:
     from ham.granularity import Blocks
 
     root = Path(root)
+    if root.is_file():
+        raise NotADirectoryError(f"corpus folder {root} is a file; the corpus is the folder that holds its documents")
     if not root.is_dir():
         raise FileNotFoundError(f"corpus folder {root} does not exist")
     corpus_hash = content_hash(root, cache.root)

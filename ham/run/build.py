@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Callable
 
 from hydra.utils import get_class, instantiate
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from ham.backends.local import seed_everything
 from ham.cache import FolderCache, key_of
-from ham.conf import instantiate_optional
+from ham.conf import ConfigError, instantiate_optional
 from ham.datasets.questions import Question
 from ham.generate.cache import with_generation_cache
 from ham.index.build import Indexed, OfflineParts, build_index
@@ -39,9 +39,24 @@ def configured_cache(cfg: DictConfig) -> FolderCache:
     return FolderCache(resolve_path(cfg.paths.cache_root, must_exist=False))
 
 
+def corpus_root(cfg: DictConfig) -> Path:
+    """``dataset.path`` resolved; a ``ConfigError`` naming the key when it is unset, names nothing
+    that exists, or names a file rather than the corpus folder."""
+    if OmegaConf.is_missing(cfg.dataset, "path"):
+        raise ConfigError("dataset.path is not set: name the corpus folder, e.g. dataset.path=manuals/")
+    try:
+        root = resolve_path(cfg.dataset.path)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"dataset.path={exc}") from None
+    if not root.is_dir():
+        raise ConfigError(f"dataset.path={cfg.dataset.path} is a file; it must be the corpus folder (every document "
+                          f"under it is indexed), e.g. dataset.path={root.parent}")
+    return root
+
+
 def load_configured_corpus(cfg: DictConfig, cache: FolderCache) -> Corpus:
     """``dataset.path`` ingested (cached by content) and cut into units by the ``units`` group."""
-    return load_corpus(resolve_path(cfg.dataset.path), cache, instantiate(cfg.units))
+    return load_corpus(corpus_root(cfg), cache, instantiate(cfg.units))
 
 
 def load_dataset_questions(cfg: DictConfig) -> tuple[list[Question], list[str]]:

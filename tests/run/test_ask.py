@@ -51,6 +51,24 @@ def test_ham_ask_json_row_and_bad_arguments(overrides, capsys):
     assert err.count("\n") == 1 and "retrieval.k_t" in err and "Traceback" not in err
 
 
+def test_ham_ask_says_what_is_wrong_with_dataset_path(overrides, tmp_path, capsys):
+    from ham.cache import FolderCache
+    from ham.ingest.corpus import load_corpus
+
+    document = tmp_path / "guide.md"
+    document.write_text("# Guide\n\nText.\n")
+    for path, said in [(None, "dataset.path is not set"),
+                       (document, f"is a file; it must be the corpus folder (every document under it is indexed), "
+                                  f"e.g. dataset.path={tmp_path}"),
+                       (tmp_path / "nowhere", "no such file or folder")]:
+        extra = [] if path is None else [f"dataset.path={path}"]
+        assert ask_main(["What is it?", *overrides, "dataset=custom", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ham-ask: ") and said in err and "Traceback" not in err, err
+    with pytest.raises(NotADirectoryError, match="is a file"):
+        load_corpus(document, FolderCache(tmp_path / "cache"))
+
+
 def test_python_api_builds_once_and_answers_many(overrides):
     from ham import build_pipeline, compose
 
