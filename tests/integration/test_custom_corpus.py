@@ -25,6 +25,8 @@ def _corpus(tmp_path):
         "{not json",
         json.dumps({"id": "b", "question": "How often is the shaft seal inspected?",
                     "gold_text": ["Inspect the shaft seal for leaks weekly."]}),
+        json.dumps({"id": "c", "question": "What does the filter cartridge look like?",
+                    "gold_images": ["manuals/img/filter.png"]}),   # relative to the wrong folder
     ]) + "\n")
     return root, questions
 
@@ -36,7 +38,7 @@ def test_custom_corpus_end_to_end(tmp_path, capsys):
         f"paths.output_root={tmp_path / 'out'}", f"paths.cache_root={tmp_path / 'cache'}"])
     out = run(cfg)
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in rows] == ["a", "b"]
+    assert [r["id"] for r in rows] == ["a", "b", "c"]
     a = rows[0]
     assert a["retrieved_images"][0]["image"] == "img/filter.png"
     assert a["retrieved_images"][0]["heading_path"] == ["1. Filter"]  # "Pump Manual" is the title
@@ -46,5 +48,8 @@ def test_custom_corpus_end_to_end(tmp_path, capsys):
     problems = {(p["file"], p["skipped"]) for p in run_info["ingest"]["problems"]}
     assert ("pump.md", "image") in problems and ("latin1.md", "document") in problems
     assert any(msg.startswith(f"{questions}:2:") for msg in run_info["question_problems"])
+    # a gold that matches nothing scores 0 for every system: named, not silent
+    assert rows[2]["metrics"]["ir"] == 0.0
+    assert run_info["gold_problems"]["count"] == 1 and "'manuals/img/filter.png'" in run_info["gold_problems"]["examples"][0]
     err = capsys.readouterr().err
     assert "img/broken.png" in err and "latin1.md" in err and "UTF-8" in err
