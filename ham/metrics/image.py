@@ -60,9 +60,14 @@ def ir(case: Case, res: Resources) -> float | None:
 
 
 @metric("gold_text_recall", family="retrieval", label="Gold-text R",
-        description="share of gold passages inside the k_t retrieved text units")
+        description="share of gold passages inside the k_t retrieved text units (of its gold pages, where named)")
 def gold_text(case: Case, res: Resources) -> float | None:
-    return gold_text_recall(case.question.gold_text, [h["text"] for h in case.text])
+    pages = set(case.question.gold_pages)
+    # a passage found on another page (a twin tool's page, a tutorial repeating a command) is the
+    # wrong evidence: with gold pages named, only their units count
+    texts = [h["text"] for h in case.text
+             if not pages or ("source" not in h and "doc_id" not in h) or pages & {h.get("source"), h.get("doc_id")}]
+    return gold_text_recall(case.question.gold_text, texts)
 
 
 def _prf(case: Case) -> dict[str, float]:

@@ -37,6 +37,23 @@ def test_gold_text_recall_normalises_whitespace_and_case():
     assert gold_text_recall(["Click the\nReconcile  Button"], retrieved) == 1.0
 
 
+def test_gold_text_recall_credits_a_passage_only_on_the_questions_gold_pages():
+    from ham.datasets.questions import Question
+    from ham.metrics.image import gold_text
+    from ham.metrics.registry import Case, Resources
+
+    twin = {"text": "Press E to edit the item.", "source": "eeschema.html", "doc_id": "eeschema"}
+    own = {"text": "Press E to edit the item.", "source": "pcbnew.html", "doc_id": "pcbnew"}
+    q = Question("q", "How do I edit a footprint?", gold_text=["Press E to edit the item."],
+                 gold_pages=["pcbnew.html"])
+    assert gold_text(Case(q, [twin], [], None), Resources()) == 0.0, "the twin page's copy is not the evidence"
+    assert gold_text(Case(q, [twin, own], [], None), Resources()) == 1.0
+    by_doc = Question("q", "?", gold_text=["Press E to edit the item."], gold_pages=["pcbnew"])
+    assert gold_text(Case(by_doc, [own], [], None), Resources()) == 1.0, "a page named by document id"
+    anywhere = Question("q", "?", gold_text=["Press E to edit the item."])
+    assert gold_text(Case(anywhere, [twin], [], None), Resources()) == 1.0, "no gold pages: any page"
+
+
 def test_aggregate_skips_undefined_and_reports_n():
     agg = aggregate([{"ir": 1.0}, {"ir": None}, {"ir": 0.0}], ["ir"])
     assert agg["ir"]["mean"] == 0.5 and agg["ir"]["n"] == 2 and agg["ir"]["higher_is_better"]
