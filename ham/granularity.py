@@ -1,10 +1,12 @@
 """Unit granularity (config group ``units``): how much of a document one evidence unit holds.
 
     blocks    one unit per leaf of the tree (a paragraph, list, table, step text): ham's original
-    merged    consecutive short text leaves of one section (same container: a section or a step)
-              merged until a unit holds at least ``min_chars``, never past ``max_chars``; a leaf
-              longer than ``min_chars`` stays alone
+    merged    consecutive text leaves of one section (same container: a section or a step)
+              merged until a unit holds at least ``min_chars``, never past ``max_chars``: a leaf
+              of ``min_chars`` or more closes its unit (short leaves before it may join it)
     sections  every run of text leaves of one container merged, up to ``max_chars`` per unit
+              (cut between leaves: a leaf is never split, so one longer than ``max_chars`` is a
+              unit of its own)
 
 With ``steps="merge"`` (the default for ``merged`` and ``sections``) a procedure's consecutive
 text-only steps are running text too: each becomes "Step N. its text" and they merge like any
