@@ -39,6 +39,29 @@ def ingest_code_hash() -> str:
     return h.hexdigest()[:16]
 
 
+# the parsers ingest reads files with: another version may read a file another way
+INGEST_LIBRARIES = ("pdfplumber", "pdfminer.six", "pypdfium2", "selectolax", "markdown-it-py", "python-docx",
+                    "lxml", "pillow")
+
+
+@lru_cache(maxsize=1)
+def ingest_environment() -> list[str]:
+    """The parsers' versions and the bundled word list PDF ingest rejoins words with
+    (``pdf_glued.english_words``; empty without its package): part of the ingest cache key, so a
+    tree read under other ones is never served after an upgrade."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ham.ingest.pdf_glued import english_words
+
+    out = []
+    for name in INGEST_LIBRARIES:
+        try:
+            out.append(f"{name}=={version(name)}")
+        except PackageNotFoundError:
+            out.append(f"{name}: absent")
+    return out + [f"words: {key_of(sorted(english_words()))[:16]}"]
+
+
 @dataclass
 class Corpus:
     root: Path
@@ -76,7 +99,7 @@ def load_corpus(root: str | Path, cache: FolderCache, units=None) -> Corpus:
         (folder / "ingest_report.json").write_text(json.dumps(report.to_dict(), indent=2))
         (folder / "ingest_summary.txt").write_text(report.summary() + "\n")
 
-    folder, cached = cache.get_or_build("corpus", key_of([corpus_hash, INGEST_VERSION, ingest_code_hash()]), build)
+    folder, cached = cache.get_or_build("corpus", key_of([corpus_hash, INGEST_VERSION, ingest_code_hash(), *ingest_environment()]), build)
     if cached:
         log.info("corpus %s: ingest reused from %s", root, folder)
     docs = [Document.from_dict(d) for d in read_jsonl(folder / "documents.jsonl")]

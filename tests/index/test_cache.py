@@ -129,3 +129,22 @@ def test_the_corpus_cache_is_keyed_by_the_ingest_code_as_well_as_its_version(tmp
     load_corpus(CORPUS, cache)
     assert calls == [CORPUS] and len(list((tmp_path / "corpus").iterdir())) == len(built) + 1
 
+
+
+def test_the_corpus_cache_is_keyed_by_the_parsers_versions(tmp_path, monkeypatch):
+    # a pdfplumber or markdown-it-py upgrade may read a file another way: its trees are read anew
+    import importlib.metadata
+    import ham.ingest.corpus as corpus_module
+
+    cache = FolderCache(tmp_path)
+    load_corpus(CORPUS, cache)
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda name: "99.0" if name == "markdown-it-py" else real(name))
+    corpus_module.ingest_environment.cache_clear()
+    try:
+        assert "markdown-it-py==99.0" in corpus_module.ingest_environment()
+        load_corpus(CORPUS, cache)
+    finally:
+        corpus_module.ingest_environment.cache_clear()
+    assert len(list((tmp_path / "corpus").iterdir())) == 2, "not the tree read by the other version"
