@@ -191,6 +191,8 @@ def levels_informative(levels: list[int], titles: list[str] | None = None, autho
         return not (numbering_overrules and numbering_contradicts(levels, titles or []))
     if not authored:
         return len(given) < 2
+    if not section_numbering(titles or []):
+        return True
     numbered = [numbering_of(t) for t in titles or []]
     depths = {n.parts for n in numbered if n is not None and n.style in ("decimal", "alpha", "appendix")}
     chapters = any(n is not None and n.style in ("chapter", "zh-chapter", "part") for n in numbered)
@@ -202,7 +204,10 @@ def numbering_contradicts(levels: list[int], titles: list[str]) -> bool:
     taking, for each depth of numbering ("1" / "1.1" / "1.1.1"), the level most of its headings
     have, those levels do not rise with the depth, or 2 headings or more (and a tenth of the
     numbered ones) sit at another level than their depth's. Marker's Markdown of the AArch64
-    procedure call standard sets "1.1 Abstract" and "1.5" with "#", "1.2" with "##"."""
+    procedure call standard sets "1.1 Abstract" and "1.5" with "#", "1.2" with "##". Numbers that
+    do not succeed as sections' do (``section_numbering``: a changelog's versions) contradict nothing."""
+    if not section_numbering(titles):
+        return False
     by_depth: dict[int, list[int]] = {}
     for level, title in zip(levels, titles):
         n = numbering_of(title)
@@ -217,6 +222,18 @@ def numbering_contradicts(levels: list[int], titles: list[str]) -> bool:
         return True
     off = sum(1 for d, lv in by_depth.items() for x in lv if x != usual[d])
     return off >= max(2, 0.1 * sum(map(len, by_depth.values())))
+
+
+def section_numbering(titles: list[str]) -> bool:
+    """Whether the decimal numbers of these headings succeed as section numbers do, each after the
+    one before it ("1", "1.1", "1.2", "2"): not where most of them go down, as a changelog's
+    versions do ("2.1", "2.0.1", "2.0", "1.9.2"), which number releases, not a depth of nesting.
+    A restart here and there (a second part numbered from 1 again) is still section numbering."""
+    numbers = [tuple(int(p) for p in n.number.split(".")) for n in map(numbering_of, titles)
+               if n is not None and n.style == "decimal"]
+    steps = list(zip(numbers, numbers[1:]))
+    down = sum(1 for a, b in steps if b <= a)
+    return down * 2 <= len(steps)
 
 
 # names that are top level even in a numbered document (an unnumbered "Results" there is more

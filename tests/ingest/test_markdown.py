@@ -212,6 +212,35 @@ def test_levels_that_follow_the_numbering_are_kept(tmp_path):
     assert not numbering_contradicts([2, 2, 2, 3, 3], ["2 Methods", "2.1 Data", "2.2 Model", "2.2.1 A", "2.2.2 B"])
 
 
+def test_a_changelogs_version_numbers_do_not_overrule_its_heading_levels(tmp_path):
+    # versions as "##", newest first: the numbers go down, so they number releases, not depths
+    (tmp_path / "CHANGES.md").write_text(
+        "# Changelog\n\n## 2.1 (2024-03-01)\n\n### Added\n\n- Export to CSV.\n\n"
+        "## 2.0.1 (2024-01-10)\n\n### Fixed\n\n- Crash on empty input.\n\n"
+        "## 2.0 (2023-12-01)\n\n### Changed\n\n- New config format.\n\n"
+        "## 1.9.2 (2023-10-01)\n\n### Fixed\n\n- Memory leak in parser.\n")
+    (tmp_path / "flat.md").write_text("# Releases\n\n## 3.0 Final\n\nA.\n\n## 2.4.1 Patch\n\nB.\n\n"
+                                      "## 2.4 Minor\n\nC.\n\n## 2.3.7 Patch\n\nD.\n")
+    docs, _ = ingest_corpus(tmp_path)
+    by_source = {d.source: d for d in docs}
+    doc = by_source["CHANGES.md"]
+    for version in ("2.1 (2024-03-01)", "2.0.1 (2024-01-10)", "2.0 (2023-12-01)", "1.9.2 (2023-10-01)"):
+        assert heading_path(doc, node_titled(doc, version)) == []
+    assert heading_path(doc, leaf_with(doc, "text", "Crash on empty input")) == ["2.0.1 (2024-01-10)", "Fixed"]
+    flat = by_source["flat.md"]
+    assert all(heading_path(flat, node_titled(flat, t)) == [] for t in ("3.0 Final", "2.4.1 Patch", "2.3.7 Patch"))
+
+
+def test_section_numbering_goes_up_with_a_restart_here_and_there():
+    from ham.ingest.levels import numbering_contradicts, section_numbering
+
+    assert section_numbering(["1 Intro", "1.1 Scope", "2 Use", "2.1 Start", "1 Part two", "1.1 Again"])
+    assert not section_numbering(["2.1 (2024)", "Added", "2.0.1 (2024)", "2.0 (2023)", "1.9.2 (2023)"])
+    # a changelog's "##" versions and "###" patches: its levels stand
+    titles = ["2.1 A", "2.0.1 B", "2.0 C", "1.9.2 D", "1.9 E", "1.8.3 F"]
+    assert not numbering_contradicts([2, 2, 2, 2, 2, 2], titles)
+
+
 def test_a_parsers_flat_markdown_has_its_levels_recovered_an_authors_keeps_them(tmp_path):
     # MinerU's pipeline Markdown of a paper: every heading "#", images named by their SHA-256
     body = ("# Hypergraph Networks for Medication\n\nZ. Zhang\n\n# Abstract\n\nWe propose.\n\n"
