@@ -25,8 +25,11 @@ space ("radio ,") of its text (``ham.ingest.pdf_glued``). Tables found by pdfplu
 (ruled tables) become table blocks with their rows and a rendered image of the table region;
 their words are not read twice. A "table" of one column is a ruled box around a code listing or a
 note (dblatex shades a listing line by line): its lines stay text, one block with their line
-breaks, none of them a heading. Embedded images become image blocks (the region rendered at
-``DPI``, stored by ``ham.ingest.assets``); tiny ones (under ``MIN_IMAGE_PT`` points) are decoration.
+breaks, none of them a heading. A "table" of one or two rows that frames the page (half the page or
+more, holding most of its characters: a border round the page and a rule between its columns) is
+no table either: its words are the page's text, headings included (counted). Embedded images
+become image blocks (the region rendered at ``DPI``, stored by ``ham.ingest.assets``); tiny ones
+(under ``MIN_IMAGE_PT`` points) are decoration.
 So do figures drawn in vector graphics (``ham.ingest.pdf_figures``), their labels as their text.
 A "Figure N" / "Table N" paragraph is a caption: linked to the image above or below it, or
 attached to the nearest table. Then the document passes run: repeated page furniture (headers,
@@ -55,7 +58,7 @@ from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_to
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_glyphs import decode_chars
 from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
-from ham.ingest.pdf_items import Item, footnote, framed, inside, paragraphs, runs_on
+from ham.ingest.pdf_items import Item, footnote, framed, inside, page_frame, paragraphs, runs_on
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
 from ham.ingest.pdf_text import (TABLE_CAPTION, Line, base_font, bold_fonts, is_caption, is_mono,
@@ -87,7 +90,8 @@ class _Reader:
         """The page's ruled tables, and its frames: ruled boxes of one column (a code listing, a
         "Note:" box), whose words stay text lines, kept together as one text block. A table of one
         or two rows wholly in the header or footer band is no table: its words are lines, which the
-        running heads and feet take, and never headings (its box is returned third)."""
+        running heads and feet take, and never headings (its box is returned third); nor is one of
+        one or two rows that frames the page (``page_frame``): its words are plain lines."""
         tables, frames, banded = [], [], []
         try:
             found = page.find_tables()
@@ -101,6 +105,10 @@ class _Reader:
                 continue
             if len(raw) <= 2 and in_band(t.bbox[1], t.bbox[3], float(page.height)):
                 banded.append(t.bbox)   # a running head or foot drawn as a table (rst2pdf's): lines
+                continue
+            if len(raw) <= 2 and page_frame(t.bbox, page):
+                self.report.measure(self.path, "page frames read as text (a ruled box of one or two rows "
+                                               "around most of the page)", 1)
                 continue
             rows = [[" ".join((c or "").split()) for c in row] for row in raw]
             text = "\n".join(" | ".join(r) for r in rows if any(r))

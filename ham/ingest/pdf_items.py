@@ -48,6 +48,18 @@ def inside(box, x0: float, top: float, x1: float, bottom: float) -> bool:
     return box[0] - 1 <= x0 and x1 <= box[2] + 1 and box[1] - 1 <= top and bottom <= box[3] + 1
 
 
+def page_frame(box: tuple, page) -> bool:
+    """A "table" box that is the page's frame: it covers half the page or more and holds most of
+    the page's characters (a border round the page and a rule between its two columns, which
+    pdfplumber reads as one row of two cells). Its words are the page's text, headings included."""
+    x0, top, x1, bottom = box
+    if (x1 - x0) * (bottom - top) < 0.5 * float(page.width) * float(page.height):
+        return False
+    chars = [c for c in page.chars if c.get("text", "").strip()]
+    held = sum(1 for c in chars if inside(box, c["x0"], c["top"], c["x1"], c["bottom"]))
+    return bool(chars) and held >= 0.6 * len(chars)
+
+
 def framed(ln: Line, frames) -> int:
     """The index of the frame (a ruled box of one column, ``_Reader.tables``) holding the line, or -1."""
     return next((i for i, box in enumerate(frames) if inside(box, ln.x0, ln.top, ln.x1, ln.bottom)), -1)

@@ -154,3 +154,49 @@ def test_a_sentence_about_a_table_is_not_its_caption(tmp_path):
     [table] = [n for n in doc.leaves() if n.kind == "table"]
     assert table.caption == "Table 3.1: Most common format codes"
     assert any(n.text.startswith("Table 3.3 gives") for n in doc.leaves() if n.kind == "text")
+
+
+def framed_pdf(path) -> None:
+    """Pages with a border round them and a rule between their two columns: pdfplumber finds one
+    "table" of one row and two cells holding the whole page. The last page has a real table of two
+    rows and three columns, holding most of its page's text but a small part of the page."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=(W, H))
+    names = ["Installation", "Wiring", "Operation", "Cleaning"]
+    for n in range(2):
+        c.rect(40, 40, W - 80, H - 80)
+        c.line(W / 2, 40, W / 2, H - 40)
+        for col, x in enumerate((60, W / 2 + 20)):
+            name = names[2 * n + col]
+            c.setFont("Helvetica-Bold", 16)
+            c.drawString(x, H - 80, f"{2 * n + col + 1} {name}")
+            c.setFont("Helvetica", 10)
+            for k in range(8):
+                c.drawString(x, H - 110 - 14 * k, f"Line {k} about {name.lower()} goes here.")
+        c.showPage()
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, H - 80, "5 Specifications")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, H - 110, "The pump's ratings.")
+    for r, row in enumerate([("Supply voltage", "Rated current", "Rated power"),
+                             ("400 V three-phase", "2 A at full load", "800 W continuous")]):
+        for k, cell in enumerate(row):
+            c.rect(72 + 100 * k, H - 160 - 18 * r, 100, 18)
+            c.drawString(77 + 100 * k, H - 155 - 18 * r, cell)
+    c.showPage()
+    c.save()
+
+
+def test_a_page_frame_with_a_column_rule_is_read_as_text_not_as_a_table(tmp_path):
+    framed_pdf(tmp_path / "framed.pdf")
+    (doc,), report = ingest_corpus(tmp_path)
+    assert [c.title for c in doc.root.children] == ["1 Installation", "2 Wiring", "3 Operation", "4 Cleaning",
+                                                    "5 Specifications"]
+    assert [n.kind for n in doc.root.children[0].children] == ["text"]
+    assert "Line 7 about installation goes here." in doc.root.children[0].children[0].text
+    tables = [n for n in doc.leaves() if n.kind == "table"]
+    assert [t.text for t in tables] == ["Supply voltage | Rated current | Rated power\n"
+                                        "400 V three-phase | 2 A at full load | 800 W continuous"]
+    assert report.measures["framed.pdf"][
+        "page frames read as text (a ruled box of one or two rows around most of the page)"] == 2
