@@ -31,10 +31,12 @@ no table either: its words are the page's text, headings included (counted). Emb
 become image blocks (the region rendered at ``DPI``, stored by ``ham.ingest.assets``); tiny ones
 (under ``MIN_IMAGE_PT`` points) are decoration.
 So do figures drawn in vector graphics (``ham.ingest.pdf_figures``), their labels as their text.
-A "Figure N" / "Table N" paragraph is a caption: linked to the image above or below it, or
-attached to the nearest table. Then the document passes run: repeated page furniture (headers,
-footers, "Page 3 of 20") and front matter are excluded and counted, the title is the largest
-heading on the first page (the PDF's metadata title when there is none).
+A "Figure N" / "Table N" paragraph is a caption: linked to the image it sits directly below or
+above (by position, so text set beside the image does not part them:
+``pdf_items.place_figure_captions``), or attached to the nearest table. Then the document passes
+run: repeated page furniture (headers, footers, "Page 3 of 20") and front matter are excluded and
+counted, the title is the largest heading on the first page (the PDF's metadata title when there
+is none).
 
 Reading order is top to bottom, left column before right when a page has two columns of text.
 Scanned pages (no text layer), complex layouts and formulas are better served by MinerU or
@@ -58,7 +60,8 @@ from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_to
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_glyphs import decode_chars
 from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
-from ham.ingest.pdf_items import Item, footnote, framed, inside, page_frame, paragraphs, runs_on
+from ham.ingest.pdf_items import (CAPTION_GAP, Item, footnote, framed, inside, page_frame, paragraphs,
+                                  place_figure_captions, runs_on)
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
 from ham.ingest.pdf_text import (TABLE_CAPTION, Line, base_font, bold_fonts, is_caption, is_mono,
@@ -193,14 +196,15 @@ class _Reader:
 
     @staticmethod
     def attach_captions(items: list[Item]) -> list[Item]:
-        """A table caption moves onto the nearest table; figure captions stay beside their image
-        (TreeBuilder links a caption to the image just before or after it)."""
-        out = list(items)
+        """A table caption moves onto the nearest table; a figure caption moves next to the image it
+        sits under or over (``place_figure_captions``: TreeBuilder links a caption to the image just
+        before or after it)."""
+        out = place_figure_captions(items)
         for cap in [i for i in items if i.kind == "caption" and TABLE_CAPTION.match(i.text)]:
             tables = [t for t in out if t.kind == "table" and not t.caption]
             if tables:
                 near = min(tables, key=lambda t: min(abs(t.top - cap.bottom), abs(cap.top - t.bottom)))
-                if min(abs(near.top - cap.bottom), abs(cap.top - near.bottom)) < 60:
+                if min(abs(near.top - cap.bottom), abs(cap.top - near.bottom)) < CAPTION_GAP:
                     near.caption = cap.text
                     out.remove(cap)
         return out

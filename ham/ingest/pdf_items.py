@@ -7,7 +7,7 @@ from itertools import pairwise
 
 from ham.ingest.blocks import Block
 from ham.ingest.pdf_hyphens import continued
-from ham.ingest.pdf_text import Line, is_admonition_label, opens_list_item
+from ham.ingest.pdf_text import FIGURE_CAPTION, Line, is_admonition_label, opens_list_item
 
 
 @dataclass
@@ -58,6 +58,63 @@ def page_frame(box: tuple, page) -> bool:
     chars = [c for c in page.chars if c.get("text", "").strip()]
     held = sum(1 for c in chars if inside(box, c["x0"], c["top"], c["x1"], c["bottom"]))
     return bool(chars) and held >= 0.6 * len(chars)
+
+
+CAPTION_GAP = 60      # points: the most a caption sits from its figure or table
+
+
+def place_figure_captions(items: list[Item]) -> list[Item]:
+    """A page's items in reading order with each "Figure N" caption moved next to its image: the
+    nearest image it sits directly below or above (overlapping it across, within ``CAPTION_GAP``,
+    no text between them), after the image or before it. Reading order puts text set beside an
+    image (wrapped to its right) between the two, and the TreeBuilder links a caption only to the
+    image just before or after it. A caption already next to an image it sits under or over stays
+    with it (the builder links them); the others pair nearest first, one caption per image."""
+    images = [it for it in items if it.kind == "image"]
+    captions = [it for it in items if it.kind == "caption" and FIGURE_CAPTION.match(it.text)]
+    texts = [it for it in items if it.kind in ("text", "heading", "caption", "table")]
+
+    def across(a: Item, b: Item) -> bool:
+        return min(a.x1, b.x1) - max(a.x0, b.x0) > 0
+
+    def gap(im: Item, cap: Item) -> tuple[float, bool] | None:
+        """(distance, below) when ``cap`` sits directly below or above ``im``, else None."""
+        if not across(im, cap):
+            return None
+        below = cap.top >= im.bottom - 2
+        if not below and cap.bottom > im.top + 2:
+            return None
+        lo, hi = (im.bottom, cap.top) if below else (cap.bottom, im.top)
+        if hi - lo > CAPTION_GAP or any(t is not cap and across(t, im) and across(t, cap) and lo - 1 < t.top
+                                        and t.bottom < hi + 1 for t in texts):
+            return None
+        return hi - lo, below
+
+    def index(seq: list[Item], item: Item) -> int:      # by identity: Items compare by value
+        return next(k for k, it in enumerate(seq) if it is item)
+
+    out, used, placed = list(items), set(), set()
+    for c, cap in enumerate(captions):
+        at = index(out, cap)
+        for k, below in ((at - 1, True), (at + 1, False)):
+            im = out[k] if 0 <= k < len(out) else None
+            if im is not None and im.kind == "image" and index(images, im) not in used \
+                    and (g := gap(im, cap)) is not None and g[1] == below:
+                used.add(index(images, im))
+                placed.add(c)
+                break
+    pairs = sorted(((g, i, c) for i, im in enumerate(images) for c, cap in enumerate(captions)
+                    if i not in used and c not in placed and (g := gap(im, cap)) is not None), key=lambda p: p[0][0])
+    for (_, below), i, c in pairs:
+        if i in used or c in placed:
+            continue
+        used.add(i)
+        placed.add(c)
+        im, cap = images[i], captions[c]
+        out.pop(index(out, cap))
+        at = index(out, im)
+        out.insert(at + 1 if below else at, cap)
+    return out
 
 
 def framed(ln: Line, frames) -> int:
