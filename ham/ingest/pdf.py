@@ -29,7 +29,8 @@ breaks, none of them a heading. A "table" of one or two rows that frames the pag
 more, holding most of its characters: a border round the page and a rule between its columns) is
 no table either: its words are the page's text, headings included (counted). Embedded images
 become image blocks (the region rendered at ``DPI``, stored by ``ham.ingest.assets``); tiny ones
-(under ``MIN_IMAGE_PT`` points) are decoration.
+(under ``MIN_IMAGE_PT`` points) are decoration, and so are rules drawn as images (thinner than
+``MIN_RULE_PT``); a region that renders empty is a problem named, never the document's end.
 So do figures drawn in vector graphics (``ham.ingest.pdf_figures``), their labels as their text.
 A "Figure N" / "Table N" paragraph is a caption: linked to the image it sits directly below or
 above (by position, so text set beside the image does not part them:
@@ -73,6 +74,7 @@ from ham.ingest.report import IngestReport
 SUFFIXES = {".pdf"}
 DPI = 144
 MIN_IMAGE_PT = 24
+MIN_RULE_PT = 2
 MIN_BOOKMARKS = 2
 
 
@@ -182,6 +184,9 @@ class _Reader:
             if max(x1 - x0, bottom - top) < MIN_IMAGE_PT:
                 self.report.exclude(self.path, "tiny image (decoration)")
                 continue
+            if min(x1 - x0, bottom - top) < MIN_RULE_PT:    # a rule drawn as an image (TeX's boxes): too
+                self.report.exclude(self.path, "rule drawn as an image (decoration)")     # thin to render
+                continue
             bbox = (max(0, x0), max(0, top), min(float(page.width), x1), min(float(page.height), bottom))
             items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox)))
         for i, fig in enumerate(figures, start=len(page.images)):
@@ -212,6 +217,8 @@ class _Reader:
     def render(self, page, bbox) -> str | None:
         try:
             image = page.crop(bbox).to_image(resolution=DPI).original
+            if not image.width or not image.height:
+                raise ValueError(f"an empty region, {bbox[2] - bbox[0]:.1f} x {bbox[3] - bbox[1]:.1f} pt")
         except pdf_errors() as exc:   # a region that cannot be rendered: named, the page goes on
             self.report.add(self.path, f"page {page.page_number}: cannot render a region ({exc})", "image")
             return None

@@ -1,6 +1,9 @@
-"""Figure captions in PDFs placed by position: a caption below an image with text set beside the
-image (wrapped to its right) is that image's, though reading order puts the text between them."""
-from ham.ingest import ingest_corpus
+"""Images and their captions in PDFs: a caption below an image with text set beside the image
+(wrapped to its right) is that image's, though reading order puts the text between them; a rule
+drawn as a thin image is decoration."""
+import pytest
+
+from ham.ingest import ingest_corpus, pdf
 from ham.units import build_units
 from tests.ingest.helpers import leaf_with
 from tests.support.pdfs import _picture
@@ -62,3 +65,37 @@ def test_a_caption_below_an_image_with_text_beside_it_is_the_images(tmp_path):
     assert [u.caption for u in units if u.modality == "image"][0] == "Figure 1: The top plate."
     # the text beside the figure is kept, in one paragraph
     assert "The shutter button takes a picture" in leaf_with(doc, "text", "The shutter button").text
+
+
+@pytest.mark.parametrize("rule_pt", [pdf.MIN_RULE_PT, 0])
+def test_a_rule_drawn_as_a_thin_image_is_decoration_and_the_document_is_read(tmp_path, monkeypatch, rule_pt):
+    """TeX draws a box's rules as images half a point thick (systemtap's tutorial): rendered, such
+    a region is empty, and the error it raised skipped the whole PDF as "corrupt or unreadable".
+    With no such rule (``rule_pt`` 0) the empty region is a problem named, not a lost document."""
+    from reportlab.pdfgen import canvas
+
+    monkeypatch.setattr(pdf, "MIN_RULE_PT", rule_pt)
+
+    from PIL import Image
+
+    Image.new("RGB", (400, 2), "black").save(tmp_path / "pic.png")
+    pic = str(tmp_path / "pic.png")
+    c = canvas.Canvas(str(tmp_path / "guide.pdf"), pagesize=(595, H))
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(72, H - 80, "1 Probes")
+    c.setFont("Helvetica", 10)
+    c.drawString(72, H - 110, "A probe names an event and the handler that runs when it occurs.")
+    c.drawImage(pic, 140, H - 130, width=330, height=0.48)
+    c.drawString(72, H - 150, "Handlers run with interrupts disabled.")
+    c.showPage()
+    c.save()
+    (tmp_path / "pic.png").unlink()
+    docs, report = ingest_corpus(tmp_path)
+    assert len(docs) == 1 and not [n for n in docs[0].leaves() if n.kind == "image"]
+    assert "Handlers run with interrupts disabled." in leaf_with(docs[0], "text", "Handlers").text
+    if rule_pt:
+        assert report.problems == []
+        assert report.excluded["guide.pdf"]["rule drawn as an image (decoration)"] == 1
+    else:
+        assert [p.problem for p in report.problems] == [
+            "page 1: cannot render a region (an empty region, 330.0 x 0.5 pt)"]
