@@ -104,7 +104,7 @@ class TreeAssembly:
     def __init__(self, relevant: Annotated[float, Range(0.0, 1.0), Doc("a unit counts as relevant at this min-max "
                                                                         "scaled score")] = 0.5,
                  merge_ratio: Annotated[float, Range(0.0, 1.0), Doc("relevant units holding this share of their "
-                                                                    "section's text bring the whole section")] = 0.5,
+                                                                    "section's text bring the whole section (0: always)")] = 0.5,
                  parent_chars: Annotated[int, Range(0), Doc("a retrieved child brings its enclosing sections' "
                                                             "own text, together up to this length")] = 600,
                  parents_from: Annotated[int, Range(0), Doc("... for the first N section passages")] = 3,
@@ -121,8 +121,8 @@ class TreeAssembly:
         if last not in ("cut", "skip"):
             raise ValueError(f"retrieval.assembly.last must be 'cut' or 'skip', not {last!r}")
         self.last = last
-        if not 0.0 <= relevant <= 1.0 or not 0.0 < merge_ratio <= 1.0 or not 0.0 <= image_weight <= 1.0:
-            raise ValueError("retrieval.assembly: relevant and image_weight must lie in [0, 1], merge_ratio in (0, 1]")
+        if not all(0.0 <= x <= 1.0 for x in (relevant, merge_ratio, image_weight)):
+            raise ValueError("retrieval.assembly: relevant, merge_ratio and image_weight must lie in [0, 1]")
         if parent_chars < 0 or parents_from < 0 or parent_depth < 0 or ref_chars < 0:
             raise ValueError("retrieval.assembly: parent_chars, parents_from, parent_depth and ref_chars must be >= 0")
         self.relevant, self.merge_ratio = relevant, merge_ratio

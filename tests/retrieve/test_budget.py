@@ -381,3 +381,10 @@ def test_a_retrieved_unit_brings_the_sections_it_links_to_within_ref_chars():
         "the shared options (112 characters) do not fit in 70: their best-scoring unit does; the second link no longer fits"
     passages, _ = run_linked(ref_chars=300, parents_from=0)
     assert all(role != "linked" for _, role in passages), "links follow the first parents_from passages only"
+
+
+def test_merge_ratio_accepts_its_documented_range_0_to_1():
+    # docs/options.md gives 0.0 .. 1.0; 0 had been refused
+    assert TreeAssembly(merge_ratio=0.0).merge_ratio == 0.0
+    with pytest.raises(ValueError, match="merge_ratio"):
+        TreeAssembly(merge_ratio=1.5)
