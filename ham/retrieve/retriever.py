@@ -142,8 +142,9 @@ class Retriever:
     def ranked(self, modality: str, query: Query, k: int) -> list[ScoredUnit]:
         index = self.indexes[modality]
         if self.ranker is not None:
-            rerank = None if modality == "image" or self.reranker is None else (lambda s: self.reranked(query, s))
-            return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool, rerank=rerank)
+            # a ranker is handed the reranker only when there is one (one that cannot take it fails loudly)
+            rerank = {} if modality == "image" or self.reranker is None else {"rerank": lambda s: self.reranked(query, s)}
+            return self.ranker.rank(index, query, k, self.units, self.fusion, self.pool, **rerank)
         if modality == "image" or (self.diversity is None and self.reranker is None):
             return index.search(query, k, self.fusion, self.pool)
         # text: the fused pool, reranked, then its k_t slots shared out (reranking and diversity
