@@ -47,7 +47,8 @@ from ham.ingest.html_content import ContentWalker
 from ham.ingest.html_decode import decode_page, xhtml_as_html
 from ham.ingest.html_doxygen import DOXYGEN_CHROME, is_doxygen, take_title, titled
 from ham.ingest.html_groff import is_groff, remove_section_links, take_bar_links
-from ham.ingest.html_mdbook import MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, sidebar_parents
+from ham.ingest.html_mdbook import (MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, is_sidebar_frame,
+                                   sidebar_parents)
 from ham.ingest.html_nav import icon_navigation
 from ham.ingest.html_text import (TOC_CHROME, classes, flatten, label_tab_panels, normalise, remove_chrome,
                                   unwrap_forms)
@@ -333,10 +334,13 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     if mdbook and path.name == "print.html":
         report.exclude(path, "the whole book on one page (mdBook's print.html)")
         return None
+    if is_sidebar_frame(text):
+        report.exclude(path, "the book's sidebar on a page of its own (mdBook's toc.html)")
+        return None
     # read before the menus are removed as chrome
     if mdbook:
-        menu, menu_order, home = sidebar_parents(tree, lambda href: link_target(href, path, root))
-        if rel == home and is_home_copy(tree):    # the first chapter again: the book's root, no text
+        menu, menu_order, home = sidebar_parents(tree, path, root, link_target)
+        if is_home_copy(tree, rel, home, menu_order):    # the first chapter again: the book's root, no text
             report.exclude(path, "copy of the first chapter (mdBook's index.html)")
             return Page(path, rel, book_title(tree) or title, None, None, None, menu_order, [], [], None, menu)
         remove_chrome(tree, MDBOOK_CHROME)
