@@ -61,11 +61,11 @@ from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_to
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_glyphs import decode_chars
 from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
-from ham.ingest.pdf_items import (CAPTION_GAP, Item, footnote, framed, inside, page_frame, paragraphs,
-                                  place_figure_captions, runs_on)
+from ham.ingest.pdf_items import (Item, attach_captions, footnote, framed, inside, page_frame, paragraphs,
+                                  runs_on)
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, read_outline, title_key)
-from ham.ingest.pdf_text import (TABLE_CAPTION, Line, base_font, bold_fonts, is_caption, is_mono,
+from ham.ingest.pdf_text import (Line, base_font, bold_fonts, is_caption, is_mono,
                                  looks_like_heading, numbered_in_run, page_lines, reading_order)
 from ham.ingest.pdf_title import read_title_page
 from ham.ingest.report import IngestReport
@@ -197,22 +197,7 @@ class _Reader:
             bbox = (max(0, x0 - 2), max(0, top - 2), min(float(page.width), x1 + 2), min(float(page.height), bottom + 2))
             items.append(Item("image", top, bottom, x0, x1, image_path=self.render(page, bbox), alt=fig.text))
         items += tables
-        return self.attach_captions(reading_order(items, lines, float(page.width), body))
-
-    @staticmethod
-    def attach_captions(items: list[Item]) -> list[Item]:
-        """A table caption moves onto the nearest table; a figure caption moves next to the image it
-        sits under or over (``place_figure_captions``: TreeBuilder links a caption to the image just
-        before or after it)."""
-        out = place_figure_captions(items)
-        for cap in [i for i in items if i.kind == "caption" and TABLE_CAPTION.match(i.text)]:
-            tables = [t for t in out if t.kind == "table" and not t.caption]
-            if tables:
-                near = min(tables, key=lambda t: min(abs(t.top - cap.bottom), abs(cap.top - t.bottom)))
-                if min(abs(near.top - cap.bottom), abs(cap.top - near.bottom)) < CAPTION_GAP:
-                    near.caption = cap.text
-                    out.remove(cap)
-        return out
+        return attach_captions(reading_order(items, lines, float(page.width), body))
 
     def render(self, page, bbox) -> str | None:
         try:

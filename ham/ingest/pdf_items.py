@@ -7,7 +7,7 @@ from itertools import pairwise
 
 from ham.ingest.blocks import Block
 from ham.ingest.pdf_hyphens import continued
-from ham.ingest.pdf_text import FIGURE_CAPTION, Line, is_admonition_label, opens_list_item
+from ham.ingest.pdf_text import FIGURE_CAPTION, TABLE_CAPTION, Line, is_admonition_label, opens_list_item
 
 
 @dataclass
@@ -311,3 +311,18 @@ def paragraphs(lines: list[Line], frames, body: float, width: float) -> list[Ite
         items.append(Item(kind, ln.top, ln.bottom, ln.x0, ln.x1, size=ln.size, font=ln.font, lines=[ln],
                           level=ln.level, rule=ln.rule, frame=frame if kind == "text" else -1))
     return items
+
+
+def attach_captions(items: list[Item]) -> list[Item]:
+    """A table caption moves onto the nearest table; a figure caption moves next to the image it
+    sits under or over (``place_figure_captions``: TreeBuilder links a caption to the image just
+    before or after it)."""
+    out = place_figure_captions(items)
+    for cap in [i for i in items if i.kind == "caption" and TABLE_CAPTION.match(i.text)]:
+        tables = [t for t in out if t.kind == "table" and not t.caption]
+        if tables:
+            near = min(tables, key=lambda t: min(abs(t.top - cap.bottom), abs(cap.top - t.bottom)))
+            if min(abs(near.top - cap.bottom), abs(cap.top - near.bottom)) < CAPTION_GAP:
+                near.caption = cap.text
+                out.remove(cap)
+    return out
