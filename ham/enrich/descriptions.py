@@ -192,8 +192,9 @@ class HFDescriber(LocalBackend):
 
 @dataclass
 class Descriptions:
-    """Context-aware descriptions per image unit. ``get(image_path)`` serves the prompt assembler,
-    which looks images up by path (the first description of that file)."""
+    """Context-aware descriptions per image unit (``of``: what the index embeds and the HAM prompt
+    shows); ``get(image_path)`` is the first description of that file, for callers that only
+    know a path."""
 
     by_unit: dict[str, str]
     model_id: str

@@ -26,7 +26,10 @@ def image_block(n: int, hit: Hit, text_ids: dict[str, int], descriptions) -> str
              f"Position: {position(u)}; path: {' > '.join(u.full_path)}"]
     if u.caption or u.alt:
         lines.append(f"Caption: {u.caption or u.alt}")
-    description = descriptions.get(u.image_path) if descriptions else None
+    # this occurrence's own description (a VLM's is conditioned on where the image sits), not the
+    # first one made for the same file elsewhere
+    of = getattr(descriptions, "of", None)
+    description = (of(u) if of else descriptions.get(u.image_path)) if descriptions else None
     if description:
         lines.append(f"Description: {description}")
     target = u.relation.get("target")

@@ -45,6 +45,20 @@ def test_ham_prompt_carries_structure_context_and_descriptions(tmp_path, corpus)
     assert prompt.messages() == [{"role": "user", "content": prompt.text}] and not prompt.images
 
 
+def test_ham_prompt_shows_each_occurrences_own_description_not_the_files_first(corpus):
+    # a VLM describes an image in its context: the same file in two places has two descriptions,
+    # and the prompt must show the one the index embedded for this occurrence
+    from ham.enrich.descriptions import Descriptions
+
+    _, retrieved = corpus
+    oil = next(h.unit for h in retrieved.images if h.unit.image == "img/oil.png")
+    described = Descriptions({oil.unit_id: "Here: the oil sight glass of the maintenance check."}, "vlm",
+                             by_path={"img/oil.png": "Elsewhere: the same file in the installation chapter."})
+    image_part = _section(HamAssembler(descriptions=described)(Q, retrieved).text, "Retrieved Image")
+    assert "Description: Here: the oil sight glass of the maintenance check." in image_part
+    assert "Elsewhere" not in image_part
+
+
 def test_llm_based_is_flat_with_textual_image_proxies(corpus):
     _, retrieved = corpus
     prompt = LlmBasedMethod()(Q, retrieved)
