@@ -139,6 +139,19 @@ def test_paper_pipelines_pin_their_retrieval_instead_of_taking_the_defaults(grou
     assert choices.reranker == "none" and choices.retrieval == "hybrid", (choices.reranker, choices.retrieval)
 
 
+HAM_RAG_PAPER = [("grid", "ablation"), ("grid", "main_text"), ("grid", "main_mllm"), ("experiment", "wukong_ham_gpt4o")]
+
+
+@pytest.mark.parametrize("group,option", HAM_RAG_PAPER, ids=[f"{g}={o}" for g, o in HAM_RAG_PAPER])
+def test_the_ham_rag_paper_pipelines_embed_describe_and_score_as_the_paper_does(group, option):
+    # 5.1.2: BGE-M3 for every method; 3.2: SI holds a context-aware VLM description; 5.1.3: BERTScore
+    # (roberta-large, its default layer) and an LLM judge. The defaults (MiniLM, a descriptions file
+    # most datasets lack, MiniLM BERTScore, no judge) had run under the paper's table names
+    choices = _compose([f"{group}={option}"], hydra=True).hydra.runtime.choices
+    assert (choices.encoder, choices.describer, choices.metrics, choices.judge) == \
+        ("bge_m3", "openai", "roberta_large", "openai")
+
+
 @pytest.mark.parametrize("grid,method", [("main_text", "llm_based"), ("main_text", "rule_based"),
                                          ("main_mllm", "mllm_based")])
 def test_the_paper_grids_baselines_retrieve_over_flat_evidence_and_ham_over_its_hierarchy(grid, method):
