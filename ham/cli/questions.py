@@ -3,7 +3,8 @@ questions file (for ``vidore``, a set folder) without indexing anything, so a da
 before a long run.
 
 Prints the number of questions read (as digits), the counts by topology and by kind (a dataset's
-normalised type; MMDocIR also by its raw ``type`` string, MMLongBench-Doc by answer format), how
+normalised type; MMDocIR also by its raw ``type`` string, MMLongBench-Doc by answer format, ViDoRe
+by language: the rows of ``--language``, default english, as a run reads them), how
 many carry gold evidence and gold pages, and every problem with its file and line number. Questions are counted as they are read, never held all at
 once. Exit status 0 when at least one question was read, 1 when none could be (a missing or
 unreadable file included).
@@ -51,10 +52,10 @@ def _mmdocrag_iter(path: Path, problems: list[str]) -> Iterator[Question]:
     return iter_mmdocrag(path, problems)
 
 
-def _vidore_iter(path: Path, problems: list[str]) -> Iterator[Question]:
+def _vidore_iter(path: Path, problems: list[str], language: str = "english") -> Iterator[Question]:
     from ham.datasets.vidore import iter_vidore
 
-    return iter_vidore(path, problems)
+    return iter_vidore(path, problems, language)
 
 
 def _mmlongbench_iter(path: Path, problems: list[str]) -> Iterator[Question]:
@@ -71,13 +72,14 @@ ITERATORS: dict[str, Callable[[Path, list[str]], Iterator[Question]]] = {
 FOLDER_FORMATS = {"vidore"}   # the questions are a folder (a ViDoRe set: queries/, qrels/, corpus/)
 
 
-def summarise(path: Path, fmt: str) -> tuple[dict, list[str]]:
-    """Counts over the file's questions and its problems."""
+def summarise(path: Path, fmt: str, language: str = "english") -> tuple[dict, list[str]]:
+    """Counts over the file's questions and its problems (``language``: the ViDoRe rows read)."""
     problems: list[str] = []
+    iterate = (lambda p, probs: _vidore_iter(p, probs, language)) if fmt == "vidore" else ITERATORS[fmt]
     stats = {"questions": 0, "topology": Counter(), "kind": Counter(), "type": Counter(),
-             "with_evidence": 0, "evidence_items": 0, "with_gold_pages": 0, "gold_pages": 0}
+             "language": Counter(), "with_evidence": 0, "evidence_items": 0, "with_gold_pages": 0, "gold_pages": 0}
     try:
-        for q in ITERATORS[fmt](path, problems):
+        for q in iterate(path, problems):
             stats["questions"] += 1
             stats["topology"][q.topology or "(none)"] += 1
             for kind in q.kinds or ["(none)"]:
@@ -86,6 +88,8 @@ def summarise(path: Path, fmt: str) -> tuple[dict, list[str]]:
                 stats["type"][str(q.meta.get("type_raw"))] += 1
             if fmt == "mmlongbench":
                 stats["type"][str(q.meta.get("answer_format"))] += 1
+            if fmt == "vidore":
+                stats["language"][str(q.meta.get("language") or "(none)")] += 1
             if q.evidence:
                 stats["with_evidence"] += 1
                 stats["evidence_items"] += len(q.evidence)
@@ -112,6 +116,8 @@ def questions_parser() -> argparse.ArgumentParser:
                                      "indexing anything: count its questions and list its problems.")
     parser.add_argument("file", type=Path, help="the questions file")
     parser.add_argument("--format", required=True, choices=sorted(ITERATORS), help="the file's format")
+    parser.add_argument("--language", default="english", help="vidore: the query language read (all: every "
+                        "row), as dataset.reader.language")
     return parser
 
 
@@ -132,11 +138,12 @@ def _main(argv: list[str] | None) -> int:
     if not (args.file.is_dir() if folder else args.file.is_file()):
         print(f"ham-questions: {args.file} is not a {'folder' if folder else 'file'}", file=sys.stderr)
         return 1
-    stats, problems = summarise(args.file, args.format)
+    stats, problems = summarise(args.file, args.format, args.language)
     print(f"{stats['questions']} questions read from {args.file} (format {args.format})", file=out)
     _counts("topology", stats["topology"], out)
     _counts("kind", stats["kind"], out)
     _counts("answer format" if args.format == "mmlongbench" else "type (raw)", stats["type"], out)
+    _counts("language", stats["language"], out)
     print(f"with gold evidence: {stats['with_evidence']} ({stats['evidence_items']} items)", file=out)
     if stats["with_gold_pages"] or args.format in ("vidore", "mmlongbench", "mmdocir"):
         print(f"with gold pages: {stats['with_gold_pages']} ({stats['gold_pages']} judged relevant)", file=out)

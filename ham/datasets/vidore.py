@@ -5,29 +5,44 @@ Each query becomes a ``Question``: id ``query_id`` as a string, its text, ``refe
 v3's ``answer`` where there is one, ``kinds`` v3's ``query_types`` (lower-cased), and
 ``meta["page_qrels"]``: gold page key (``ham.datasets.pages.gold_page_key`` of the page
 ``ham.ingest.vidore.page_names`` gives the corpus row) -> the qrels score, 0 included (a judged,
-not relevant page). ``meta`` also keeps ``language`` and the raw qrels by corpus id.
+not relevant page). ``meta`` also keeps ``language`` (lower-cased) and the raw qrels by corpus id.
+
+Languages: v3 ships each query once per language (english, french, spanish, german, italian,
+portuguese), each row with its own query id and qrels. Read as they are, one mean would mix six
+translations of every question and its n (and CI) would count each question six times. So where
+the queries have a ``language`` column, only the rows of ``language`` are kept (the reader's
+setting ``dataset.reader.language``, default ``english``); ``all`` keeps every row and says so.
+Either way the per-language counts of the set are reported as a problem line (a note on the run's
+questions), and the qrels of the rows left out are left out with them, unreported. A set without
+a ``language`` column (v1, v2) is read whole, and so is a row without a language.
 
 Problems (each naming the file): a folder without ``queries/`` or ``qrels/`` shards; a query
 without text (skipped); a qrels row naming a query or corpus id that does not exist (left out);
-a query without any qrels row (kept: nDCG is undefined for it and says so by its n).
+a query without any qrels row (kept: nDCG is undefined for it and says so by its n); which
+languages were kept (above).
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Iterator
+from typing import Annotated, Iterator
 
 from ham.datasets.pages import gold_page_key
 from ham.datasets.questions import Question, read_all
 from ham.ingest import vidore
+from ham.settings import Doc
+
+ALL = "all"   # language: every row kept
 
 
 def _shards(folder: Path, name: str) -> list[Path]:
     return sorted((folder / name).glob("*.parquet")) if (folder / name).is_dir() else []
 
 
-def iter_vidore(folder: str | Path, problems: list[str]) -> Iterator[Question]:
-    folder = Path(folder)
+def iter_vidore(folder: str | Path, problems: list[str], language: str = "english") -> Iterator[Question]:
+    """The set's questions; ``language``: the rows kept where the queries have a language column
+    (module docstring)."""
+    folder, wanted = Path(folder), str(language).strip().lower()
     queries, qrels, corpus = _shards(folder, "queries"), _shards(folder, "qrels"), vidore.corpus_shards(folder)
     for name, shards in (("queries", queries), ("qrels", qrels), ("corpus", corpus)):
         if not shards:
@@ -48,6 +63,7 @@ def iter_vidore(folder: str | Path, problems: list[str]) -> Iterator[Question]:
                 continue
             judged[str(row[qcol])][cid] = int(row["score"])
     seen: set[str] = set()
+    languages: Counter = Counter()   # rows read (with text, once per id) per language
     for shard in queries:
         cols = vidore.schema_names(shard) or set()
         qcol = vidore.column(cols, vidore.QUERY_ID)
@@ -64,6 +80,12 @@ def iter_vidore(folder: str | Path, problems: list[str]) -> Iterator[Question]:
                 problems.append(f"{shard}: row {n}: query id {qid} repeats (skipped)")
                 continue
             seen.add(qid)
+            lang = row.get("language")
+            if lang is not None:
+                lang = str(lang).strip().lower()
+                languages[lang] += 1
+                if wanted != ALL and lang != wanted:
+                    continue
             qrels_by_corpus = judged.get(qid, {})
             if not qrels_by_corpus:
                 problems.append(f"{shard}: row {n}: query {qid} has no qrels row (kept; its nDCG is undefined)")
@@ -71,10 +93,24 @@ def iter_vidore(folder: str | Path, problems: list[str]) -> Iterator[Question]:
             kinds = [str(k).lower() for k in (row.get("query_types") or [])]
             answer = row.get("answer")
             yield Question(id=qid, question=text, reference_answer=str(answer) if answer else None, kinds=kinds,
-                           meta={"page_qrels": page_qrels, "qrels": qrels_by_corpus, "language": row.get("language")})
+                           meta={"page_qrels": page_qrels, "qrels": qrels_by_corpus, "language": lang})
+    if languages:
+        problems.append(language_note(folder, languages, wanted))
     unknown = sorted(set(judged) - seen)
     if unknown:
         problems.append(f"{folder}: qrels name {len(unknown)} query id(s) no query has (e.g. {unknown[0]}); left out")
+
+
+def language_note(folder: Path, languages: Counter, wanted: str) -> str:
+    """The line that says which languages a set has and which were kept."""
+    counts = ", ".join(f"{lang} {n}" for lang, n in sorted(languages.items(), key=lambda kv: (-kv[1], kv[0])))
+    if wanted == ALL:
+        many = " (a query translated into several languages counts once per language)" if len(languages) > 1 else ""
+        return (f"{folder}: every language kept (language=all): {sum(languages.values())} queries by language: "
+                f"{counts}{many}")
+    kept = languages.get(wanted, 0)
+    return (f"{folder}: {kept} {wanted} queries kept of {sum(languages.values())} by language: {counts} "
+            f"(dataset.reader.language=all keeps every row)")
 
 
 class VidoreReader:
@@ -82,5 +118,10 @@ class VidoreReader:
 
     format = "vidore"
 
+    def __init__(self, language: Annotated[str, Doc("the queries kept where the set has a language column "
+                                                    "(v3 ships each query in six): one language, or all "
+                                                    "(each translation a question of its own)")] = "english") -> None:
+        self.language = language
+
     def read(self, path: str | Path) -> tuple[list[Question], list[str]]:
-        return read_all(iter_vidore, path, "the set", (OSError,))
+        return read_all(lambda p, problems: iter_vidore(p, problems, self.language), path, "the set", (OSError,))

@@ -17,7 +17,7 @@ SAMPLES = FIXTURES / "mmlongbench" / "samples.json"
 
 
 def test_vidore_v3_queries_with_graded_qrels_named_as_pages():
-    questions, problems = VidoreReader().read(V3)
+    questions, problems = VidoreReader(language="all").read(V3)
     by_id = {q.id: q for q in questions}
     assert list(by_id) == ["10", "11", "12", "14"]
     assert page_gold(by_id["10"]) == {"energy-report#0": 2, "energy-report#1": 0}    # a judged non-relevant page kept
@@ -28,6 +28,62 @@ def test_vidore_v3_queries_with_graded_qrels_named_as_pages():
     assert any("corpus id 99 is not in the corpus" in p for p in problems)
     assert any("query 13 has no text (skipped)" in p for p in problems)
     assert any("query 14 has no qrels row" in p for p in problems)
+
+
+def _translated_set(root: Path) -> Path:
+    """A v3-shaped set whose two questions ship in english and french (rows of their own)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def write(name, rows):
+        (root / name).mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist(rows), root / name / "test-00000-of-00001.parquet")
+    corpus = pq.read_table(next((V3 / "corpus").glob("*.parquet"))).to_pylist()
+    write("corpus", corpus)
+    write("queries", [{"query_id": q, "query": t, "language": lang, "query_types": ["extractive"], "answer": "x"}
+                      for q, t, lang in [(0, "What share came from wind?", "english"),
+                                         (1, "How large is solar?", "English"),
+                                         (2, "Quelle part vient du vent ?", "french"),
+                                         (3, "Quelle est la taille du solaire ?", "french")]])
+    write("qrels", [{"query_id": q, "corpus_id": c, "score": 2} for q, c in [(0, 0), (1, 1), (2, 0), (3, 1)]])
+    return root
+
+
+def test_vidore_keeps_one_language_of_a_translated_set_and_says_what_it_left_out(tmp_path):
+    """v3 ships every query once per language: read whole, one mean mixes translations and n counts
+    each question once per language."""
+    root = _translated_set(tmp_path / "set")
+    questions, problems = VidoreReader().read(root)
+    assert [(q.id, q.meta["language"]) for q in questions] == [("0", "english"), ("1", "english")]
+    assert problems == [f"{root}: 2 english queries kept of 4 by language: english 2, french 2 "
+                        "(dataset.reader.language=all keeps every row)"]     # the french qrels are no problem
+    assert [q.id for q in VidoreReader(language="french").read(root)[0]] == ["2", "3"]
+    every, problems = VidoreReader(language="all").read(root)
+    assert [q.id for q in every] == ["0", "1", "2", "3"]
+    assert len(problems) == 1 and "every language kept" in problems[0] and "english 2, french 2" in problems[0]
+    none, problems = VidoreReader(language="german").read(root)
+    assert none == [] and "0 german queries kept of 4" in problems[0]
+
+
+def test_ham_questions_counts_a_vidore_set_by_language(tmp_path, capsys):
+    root = _translated_set(tmp_path / "set")
+    assert questions_main([str(root), "--format", "vidore"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 questions read") and "by language:\n  english  2\n" in out
+    assert "english 2, french 2" in out
+    assert questions_main([str(root), "--format", "vidore", "--language", "all"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("4 questions read") and "by language:\n  english  2\n  french   2\n" in out
+
+
+def test_the_vidore_language_enters_the_run_id():
+    from ham.conf import compose
+    from ham.run.identity import run_id
+
+    ids = {lang: run_id(compose(["dataset=vidore", f"dataset.reader.language={lang}"], return_hydra_config=False))
+           for lang in ("english", "french", "all")}
+    assert len(set(ids.values())) == 3
+    assert run_id(compose(["dataset=vidore"], return_hydra_config=False)) == ids["english"]
 
 
 def test_vidore_v2_hyphenated_columns_each_row_its_own_page():
@@ -81,8 +137,9 @@ def test_page_keys_match_gold_keys_across_folders_and_pdf_suffixes():
 def test_ham_questions_counts_vidore_and_mmlongbench(capsys):
     assert questions_main([str(V3), "--format", "vidore"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"4 questions read from {V3} (format vidore)")
+    assert out.startswith(f"3 questions read from {V3} (format vidore)")          # english only
     assert "with gold pages: 3 (4 judged relevant)" in out and "problems: 3" in out
+    assert "3 english queries kept of 4 by language: english 3, french 1" in out
     assert questions_main([str(SAMPLES), "--format", "mmlongbench"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("6 questions read") and "by answer format:" in out and "with gold pages: 4 (5" in out
