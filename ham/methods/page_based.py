@@ -8,8 +8,9 @@ report]") followed by its image; then the text units as HAM's text blocks (headi
 score); then the image units, each shown after its ``<imgN>`` tag (citable, as MLLM-Based shows
 them). Pages are evidence to read, not images to cite: they have no tag. ``max_images`` caps the
 images attached (pages first, then image units), a model's image limit; a page or image whose file
-cannot be decoded is left out and named in the prediction (``page_filter``). What the prompt
-shows is what the prediction records as seen, and what the retrieval metrics score.
+cannot be decoded is left out and named in the prediction (``page_filter``). The method shows
+``Retrieved.pages`` (the retriever's first ``k_p``), never the deeper ``page_ranking`` the
+ranking metrics read; what the prompt shows is what the prediction records as seen.
 """
 from __future__ import annotations
 

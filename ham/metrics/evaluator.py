@@ -99,8 +99,9 @@ class Evaluator:
         return None
 
     def __call__(self, question: Question, text: list[dict], images: list[dict],
-                 answer: InterleavedAnswer | None, pages: list[dict] | None = None) -> dict:
-        return self.score(Case(question, text, images, answer, pages=list(pages or [])))
+                 answer: InterleavedAnswer | None, pages: list[dict] | None = None,
+                 ranking: list[dict] | None = None) -> dict:
+        return self.score(Case(question, text, images, answer, pages=list(pages or []), ranking=list(ranking or [])))
 
     def judge_now(self, case: Case) -> dict[str, Scored]:
         """``ajudge`` from synchronous code (one question; its own event loop, ``run_sync``)."""

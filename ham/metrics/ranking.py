@@ -1,10 +1,12 @@
 """Page-level retrieval metrics: nDCG as trec_eval computes it (ViDoRe's numbers), MMDocIR's page
 and layout recall as its ``metric_eval.py`` computes them, and evidence recall through pages.
 
-The ranked pages of a question (``ranked_pages``): the page rows when page retrieval ran
-(``pages`` options: the k_p pages in rank order, fused in mode both), else the pages the retrieved
-units lie on, in the prompt's evidence order (text rows in rank order, then image rows; a page
-counts at its first row). So ham's units alone (``pages=none``) are scored on the same pages.
+The ranked pages of a question (``ranked_pages``): the retriever's page ranking when page
+retrieval ran (``pages`` options: ``Case.ranking``, the row's ``retrieved_pages``, fused in mode
+both, at least ``ham.retrieve.pages.RANKING_DEPTH`` deep whatever ``k_p``, so nDCG@10 and layout recall@10 see ten
+pages, not the k_p the prompt shows), else the pages the retrieved units lie on, in the prompt's
+evidence order (text rows in rank order, then image rows; a page counts at its first row). So
+ham's units alone (``pages=none``) are scored on the same pages.
 Each page is named by its keys (``ham.datasets.pages.page_keys``) and judged by the question's
 page judgments (``page_gold``: ViDoRe's graded qrels; 1 per gold page of MMDocIR and
 MMLongBench-Doc). A page appearing twice counts once, at its first rank.
@@ -22,8 +24,9 @@ MMLongBench-Doc). A page appearing twice counts once, at its first rank.
                            document, summed, over the summed gold areas (not capped at 1, as
                            MMDocIR's ``recall_layout`` does not cap it)
     page_evidence_recall   gold evidence items found / items, an item found when one of its
-                           units is a retrieved row or lies on a retrieved page: the units' and the
-                           pages' arms on one scale
+                           units is a retrieved row or lies on a page the generator saw (the k_p
+                           shown, not the deeper ranking): the units' and the pages' arms on one
+                           scale
 
 Undefined (None, left out of the mean, n reported): nDCG and page recall for a question without
 a gold page of grade > 0 (MMDocIR's own code scores such a question 0; ham leaves it out, and the
@@ -40,6 +43,10 @@ from ham.datasets.pages import page_gold, page_keys
 from ham.metrics.registry import Case, Resources, metric
 from ham.metrics.topology import resolved, shown_units
 
+# none deeper than ham.retrieve.pages.RANKING_DEPTH, the ranking page retrieval keeps beside the k_p pages it shows
+# (a deeper k would score the pages past it as misses; tests/metrics/test_ranking.py checks it)
+NDCG_KS, PAGE_RECALL_KS, LAYOUT_RECALL_KS = (5, 10), (1, 3, 5), (1, 5, 10)
+
 
 def _page_of(row: dict) -> tuple[str, int] | None:
     if row.get("doc_id") is None or row.get("page") is None:
@@ -49,7 +56,7 @@ def _page_of(row: dict) -> tuple[str, int] | None:
 
 def ranked_rows(case: Case) -> list[dict]:
     """The rows whose pages are ranked (module docstring)."""
-    return list(case.pages) if case.pages else [*case.text, *case.images]
+    return list(case.ranking or case.pages) or [*case.text, *case.images]
 
 
 def ranked_pages(case: Case) -> list[tuple[str, int]]:
@@ -126,15 +133,15 @@ def page_evidence_recall(case: Case) -> float | None:
 
 
 def _register() -> None:
-    for k in (5, 10):
+    for k in NDCG_KS:
         metric(f"ndcg_{k}", family="retrieval", label=f"nDCG@{k}",
                description=f"nDCG@{k} over ranked pages, trec_eval's ndcg_cut (graded page judgments)")(
             lambda case, res, k=k: ndcg_at(case, k))
-    for k in (1, 3, 5):
+    for k in PAGE_RECALL_KS:
         metric(f"page_recall_{k}", family="retrieval", label=f"PageR@{k}",
                description=f"MMDocIR page recall@{k}: gold pages among the top {k} ranked pages")(
             lambda case, res, k=k: page_recall_at(case, k))
-    for k in (1, 5, 10):
+    for k in LAYOUT_RECALL_KS:
         metric(f"layout_recall_{k}", family="retrieval", label=f"LayoutR@{k}",
                description=f"MMDocIR layout recall@{k}: gold box area covered by the top {k} boxes")(
             lambda case, res, k=k: layout_recall_at(case, k))

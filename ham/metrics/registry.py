@@ -43,7 +43,9 @@ class Case:
     images: list[dict]                  # retrieved image rows, in rank order
     answer: InterleavedAnswer | None    # None: the generation failed
     scores: dict = field(default_factory=dict)
-    pages: list[dict] = field(default_factory=list)   # retrieved page rows (``PageHit.to_row``), pages options
+    pages: list[dict] = field(default_factory=list)   # page rows the generator saw (``PageHit.to_row``), pages options
+    ranking: list[dict] = field(default_factory=list)   # the retriever's page ranking (row's retrieved_pages),
+                                                        # deeper than ``pages``: what page ranking metrics read
 
     @cached_property
     def reference(self) -> InterleavedAnswer | None:

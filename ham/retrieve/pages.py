@@ -17,6 +17,12 @@ a hit is that unit's box, so MMDocIR's layout-level recall scores it. A page hit
 evidence units through ``PageUnit.units`` (every unit on the page), which is how gold evidence
 resolved to units is found by page retrieval (``ham.metrics.ranking``).
 
+The generator is offered the first ``k_p`` pages (``Retrieved.pages``), but the ranking is kept
+``RANKING_DEPTH`` (10) deep when ``k_p`` is smaller (``Retrieved.page_ranking``, the row's
+``retrieved_pages``): the page ranking metrics read it to their deepest k (nDCG@10, layout
+recall@10), so a relevant page ranked 6th to 10th is credited whatever ``k_p``, and arms of
+different budgets are scored on rankings of the same depth.
+
 Every retrieval records its seconds (query encoding, page scoring, the unit retriever) in
 ``Retrieved.timing``; the index's bytes per page and build record go in the run's info.
 """
@@ -35,6 +41,8 @@ from ham.retrieve.retriever import Hit, Retrieved
 from ham.settings import Doc, OneOf, Range
 
 MODES = ("pages", "both")
+# the deepest k a page ranking metric reads (ndcg_10, layout_recall_10; ham.metrics.ranking checks it)
+RANKING_DEPTH = 10
 LEVELS = ("page", "layout")
 
 
@@ -87,7 +95,8 @@ def rrf(rankings: dict[str, list[str]], k: int) -> list[tuple[str, float, dict]]
 
 class PagedRetriever:
     """A unit retriever with page retrieval beside it (module docstring). ``retrieve`` returns the
-    unit retriever's ``Retrieved`` (empty in mode pages) with ``pages`` filled."""
+    unit retriever's ``Retrieved`` (empty in mode pages) with ``page_ranking`` filled, at least
+    ``RANKING_DEPTH`` deep, and ``pages`` its first ``k_p``."""
 
     def __init__(self, units, index: MultiVectorIndex, pages: list[PageUnit], encoder, k_p: int = 5,
                  mode: str = "both", level: str = "page", rrf_k: int = 60) -> None:
@@ -117,20 +126,21 @@ class PagedRetriever:
         return PageHit(self.pages[item_id], score, rank, None, sources or {})
 
     def retrieve(self, question: str) -> Retrieved:
+        depth = max(self.k_p, RANKING_DEPTH)
         if self.mode == "pages":
-            ranked, timing = self.page_ranking(question, self.k_p)
+            ranked, timing = self.page_ranking(question, depth)
             hits = [self._hit(i, s, r) for r, (i, s) in enumerate(ranked, 1)]
-            return Retrieved(text=[], images=[], pages=hits, timing=timing)
+            return Retrieved(text=[], images=[], pages=hits[: self.k_p], timing=timing, page_ranking=hits)
         started = time.perf_counter()
         units = self.units_retriever.retrieve(question)
         unit_seconds = time.perf_counter() - started
         ranked, timing = self.page_ranking(question, None)
         fused = rrf({"pages": [i for i, _ in ranked],
                      "units": [p for p in unit_page_ranking(units.text + units.images) if p in self.pages]},
-                    self.rrf_k)[: self.k_p]
+                    self.rrf_k)[:depth]
         hits = [self._hit(i, s, r, where) for r, (i, s, where) in enumerate(fused, 1)]
-        return Retrieved(text=units.text, images=units.images, pages=hits,
-                         timing={**units.timing, **timing, "units": unit_seconds})
+        return Retrieved(text=units.text, images=units.images, pages=hits[: self.k_p],
+                         timing={**units.timing, **timing, "units": unit_seconds}, page_ranking=hits)
 
 
 class PageRetrieval:
@@ -139,7 +149,8 @@ class PageRetrieval:
 
     def __init__(self, encoder: Annotated[ColPaliEncoder | ColQwen2Encoder | VisRAGEncoder,
                                           Doc("the page encoder (conf/pages/*: its schema at pages.encoder)")],
-                 k_p: Annotated[int, Range(1), Doc("pages retrieved: a budget of its own, beside k_t and k_v")] = 5,
+                 k_p: Annotated[int, Range(1), Doc("pages shown the generator: a budget of its own, beside k_t and k_v "
+                                                     "(the ranking metrics read 10 deep whatever k_p)")] = 5,
                  mode: Annotated[str, OneOf(*MODES), Doc("pages: page images alone; both: the units too, and "
                                                          "pages fused with the pages they lie on (RRF)")] = "both",
                  level: Annotated[str, OneOf(*LEVELS), Doc("layout: MMDocIR layout crops instead of whole pages "

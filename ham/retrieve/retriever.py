@@ -73,8 +73,11 @@ class Hit:
 class Retrieved:
     text: list[Hit]
     images: list[Hit]
-    pages: list = field(default_factory=list)    # page hits (``ham.retrieve.pages.PageHit``), pages options only
+    pages: list = field(default_factory=list)    # page hits (``ham.retrieve.pages.PageHit``) offered to the
+                                                 # generator (k_p), pages options only
     timing: dict = field(default_factory=dict)   # seconds per retrieval step, where a retriever measures them
+    page_ranking: list = field(default_factory=list)   # the page ranking ``pages`` heads, as deep as the
+                                                       # ranking metrics read (empty: ``pages`` is all of it)
 
 
 K_T = Annotated[int, Range(0), Doc("text units retrieved (with a budget: passages at most)")]

@@ -71,13 +71,15 @@ class Pipeline:
 
     def finish(self, item: Assembled, generation: Generation) -> dict:
         """The prediction row of one generation (parse, post-process, score)."""
-        row, (question, text, images, answer, pages) = self.unscored(item, generation)
-        row["metrics"] = self.evaluator(question, text, images, answer, pages=pages) if self.evaluator else {}
+        row, (question, text, images, answer, pages, ranking) = self.unscored(item, generation)
+        row["metrics"] = (self.evaluator(question, text, images, answer, pages=pages, ranking=ranking)
+                          if self.evaluator else {})
         return row
 
     def unscored(self, item: Assembled, generation: Generation) -> tuple[dict, tuple]:
         """The row without its metrics, and what scoring it takes: (question, the text and image
-        rows the generator saw, the parsed answer or None, the page rows it saw: pages options)."""
+        rows the generator saw, the parsed answer or None, the page rows it saw, and the
+        retriever's page ranking the ranking metrics read, deeper than k_p: pages options)."""
         prompt, answer, failure, final = item.prompt, None, None, None
         if generation.error:
             failure = {"reason": generation.failure_reason, "detail": generation.error}
@@ -98,15 +100,17 @@ class Pipeline:
         seen_text = [h.to_row() for h in prompt.retrieved.text]
         seen_images = [h.to_row() for h in prompt.retrieved.images]
         seen_pages = [h.to_row() for h in prompt.retrieved.pages]
-        if item.retrieved.pages:   # pages options: the page hits, and what each retrieval step took
-            row["retrieved_pages"] = [h.to_row() for h in item.retrieved.pages]
+        # pages options: the retriever's page ranking (the first k_p offered to the generator)
+        ranking = [h.to_row() for h in (item.retrieved.page_ranking or item.retrieved.pages)]
+        if ranking:
+            row["retrieved_pages"] = ranking
         row["retrieval_seconds"] = {k: round(v, 6) for k, v in item.retrieved.timing.items()}
         row.update({"answer": answer.to_dict() if answer else None, "failure": failure,
                     "generation": {"model": generation.model, "usage": generation.usage,
                                    "seconds": round(generation.seconds, 3), "finish_reason": generation.finish_reason,
                                    "attempts": generation.attempts, "cached": generation.cached},
                     "metrics": {}})
-        return row, (item.question, seen_text, seen_images, answer, seen_pages)
+        return row, (item.question, seen_text, seen_images, answer, seen_pages, ranking)
 
     def answer(self, questions: Sequence[Question]) -> list[dict]:
         """Rows for ``questions`` through the runner's one answer loop (``ham.run.runner.answer_rows``),

@@ -111,8 +111,8 @@ class Stages:
     def finish(self, item, generation) -> tuple[dict, object]:
         """(row, the case to judge or None)."""
         if self.judging:
-            row, (question, text, images, answer, pages) = self.pipeline.unscored(item, generation)
-            case = Case(question, text, images, answer, pages=pages)
+            row, (question, text, images, answer, pages, ranking) = self.pipeline.unscored(item, generation)
+            case = Case(question, text, images, answer, pages=pages, ranking=ranking)
         else:
             row, case = self.pipeline.finish(item, generation), None
         if self.index:

@@ -109,3 +109,19 @@ def test_evidence_recall_counts_units_on_retrieved_pages():
     rows = _case({}, text=[{"unit_id": "d:9", "doc_id": "d", "page": 3}], evidence=evidence)
     assert page_evidence_recall(rows) == pytest.approx(1 / 3)
     assert page_evidence_recall(_case({}, evidence=[Evidence(doc="d")])) is None   # not resolved
+
+
+def test_ranking_metrics_read_the_retrievers_ranking_and_evidence_recall_the_pages_shown():
+    shown = [_page_row("d", p, units=[f"d:{p}"]) for p in range(5)]
+    ranking = shown + [_page_row("d", p, units=[f"d:{p}"]) for p in range(5, 10)]
+    q = Question(id="q", question="?", evidence=[Evidence(doc="d", units=["d:6"])], meta={"page_qrels": {"d#6": 1}})
+    case = Case(q, [], [], None, pages=shown, ranking=ranking)
+    assert ndcg_at(case, 10) == pytest.approx(1 / np.log2(8)) and ndcg_at(case, 5) == 0.0
+    assert page_evidence_recall(case) == 0.0                     # page 7 was ranked, never shown
+
+
+def test_page_retrieval_ranks_as_deep_as_the_deepest_ranking_metric():
+    from ham.metrics.ranking import LAYOUT_RECALL_KS, NDCG_KS, PAGE_RECALL_KS
+    from ham.retrieve.pages import RANKING_DEPTH
+
+    assert max(NDCG_KS + PAGE_RECALL_KS + LAYOUT_RECALL_KS) <= RANKING_DEPTH

@@ -13,6 +13,7 @@ from ham.cache import FolderCache
 from ham.conf import compose
 from ham.index.page_encoders import ColPaliEncoder
 from ham.retrieve.pages import PageRetrieval, rrf, unit_page_ranking
+from ham.retrieve.retriever import Retrieved
 from ham.run.build import build_pipeline
 from tests.support.tiny_models import tiny_colpali
 
@@ -166,3 +167,47 @@ def test_an_unreadable_page_image_is_left_out_and_named(setup, tmp_path):
     assert len(prompt.images) == 1
     assert list(prompt.extra["page_filter"]["unreadable"]) == [f"page {got.pages[0].page.page_id}"]
     assert np.isfinite(got.pages[1].score)
+
+
+def test_ranking_metrics_read_ten_pages_deep_while_the_prompt_holds_k_p(tmp_path):
+    """k_p is what the generator is shown; nDCG@10 scores the retriever's ranking 10 deep, so a
+    relevant page ranked 7th counts with k_p=5 (it had counted as a miss: only the 5 pages shown
+    were ranked)."""
+    import pytrec_eval
+    from PIL import Image
+
+    from ham.datasets.questions import Question
+    from ham.generate.extractive import ExtractiveGenerator
+    from ham.methods.page_based import PageBasedMethod
+    from ham.metrics.evaluator import Evaluator
+    from ham.pages import PageUnit
+    from ham.retrieve.pages import PagedRetriever
+    from ham.run.pipeline import Pipeline
+
+    Image.new("RGB", (8, 8)).save(tmp_path / "p.png")
+    pages = [PageUnit(f"doc#p{i}", "doc", i, "doc.pdf", str(tmp_path / "p.png"), 8, 8, "pdf") for i in range(12)]
+    full = [(f"doc#p{i}", 12.0 - i) for i in range(12)]                  # page i at rank i + 1
+
+    class Index:
+        def search(self, query, k=None):
+            return full if k is None else full[:k]
+
+    class Encoder:
+        model_id = "fake"
+
+        def encode_queries(self, questions):
+            return [None]
+
+    qrels = {"doc#0": 1, "doc#6": 1}                                     # relevant at ranks 1 and 7
+    question = Question(id="q", question="?", meta={"page_qrels": qrels})
+    evaluator = Evaluator(["ndcg_10", "page_recall_5", "page_evidence_recall"])
+    reference = pytrec_eval.RelevanceEvaluator({"q": qrels}, {"ndcg_cut.10"}).evaluate(
+        {"q": {f"doc#{i}": s for i, (_, s) in enumerate(full)}})["q"]["ndcg_cut_10"]
+    for mode in ("pages", "both"):
+        units = None if mode == "pages" else type("NoUnits", (), {"retrieve": lambda self, q: Retrieved([], [])})()
+        retriever = PagedRetriever(units, Index(), pages, Encoder(), k_p=5, mode=mode)
+        row = Pipeline(retriever, PageBasedMethod(), ExtractiveGenerator(), evaluator).answer([question])[0]
+        assert row["prompt"]["page_filter"]["pages"] == [f"doc#p{i}" for i in range(5)], mode   # the prompt: k_p
+        assert [r["page_id"] for r in row["retrieved_pages"]] == [f"doc#p{i}" for i in range(10)], mode
+        assert row["metrics"]["ndcg_10"] == pytest.approx(reference), mode
+        assert row["metrics"]["page_recall_5"] == 0.5, mode
