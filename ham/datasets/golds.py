@@ -8,7 +8,9 @@ warns. They are still scored, as the dataset asks (a gold that cannot be found i
 numbers stay comparable with other tools, but never silently.
 
 The rules are the metrics' own: an image by the reference its source writes (IR, Img-P/R/F1
-compare these), a passage inside a text unit after whitespace and case normalisation (gold-text
+compare these), unless a gold evidence item names it (MMDocRAG's crops of MMDocIR layouts): the
+metrics match that one through the units the item resolves to, and the run's evidence mapping
+(``evidence_mapping.json``) names an item that resolves to none; a passage inside a text unit after whitespace and case normalisation (gold-text
 recall reads text units only, so a passage held only by an image unit's caption is named as such),
 a page by a unit's source file or document id.
 """
@@ -31,8 +33,9 @@ def gold_problems(questions: Sequence[Question], units: Iterable[EvidenceUnit]) 
     captions = SEPARATOR.join(normalise_ws(u.content) for u in units if u.modality == "image")
     problems = []
     for q in questions:
+        by_evidence = {item.image for item in q.evidence if item.image}
         for image in q.gold_images:
-            if image not in images:
+            if image not in images and image not in by_evidence:
                 problems.append(f"{q.id}: gold image {image!r} is no image of the corpus (as its source "
                                 "references it)")
         for passage in q.gold_text:

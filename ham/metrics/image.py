@@ -11,6 +11,13 @@ A failed generation has P = ∅ and scores 0 on all three regardless of G.
 
 Retrieval-side IR (image recall of the retained set R): |G ∩ R| / |G|; undefined (None, left out
 of the mean, the n reported) when G = ∅.
+
+A gold image that a gold evidence item names and that is resolved to units (``Evidence.units``,
+``ham.datasets.evidence``) is matched by those units, not by its reference alone: a retrieved row
+or an answer image whose unit is one of them counts as that gold image. MMDocRAG names its gold
+images by its own crops (``images/<doc>_imageN.jpg``) while the corpus is MMDocIR's layouts, whose
+image references never equal them, so by reference alone IR and Img-P/R/F1 scored 0 whatever was
+retrieved or shown. Quote P/R/F1 (``ham.metrics.quotes``) maps units onto quotes the same way.
 """
 from __future__ import annotations
 
@@ -54,9 +61,43 @@ def gold_text_recall(gold_passages: Iterable[str], retrieved_texts: Iterable[str
     return sum(any(g in t for t in texts) for g in gold) / len(gold)
 
 
+def gold_by_unit(case: Case) -> dict[str, str]:
+    """Unit id -> the gold image reference it shows, for gold images a resolved evidence item names
+    (module docstring)."""
+    gold = set(case.question.gold_images)
+    out: dict[str, str] = {}
+    for item in case.question.evidence:
+        if item.image in gold:
+            for unit in item.units:
+                out.setdefault(unit, item.image)
+    return out
+
+
+def _as_gold(image: str | None, unit: str | None, by_unit: dict[str, str]) -> str | None:
+    return by_unit.get(unit, image) if unit is not None else image
+
+
+def retrieved_images(case: Case) -> list[str]:
+    """The retrieved image rows' references, a row of a gold image's unit as that gold image."""
+    by_unit = gold_by_unit(case)
+    return [_as_gold(h.get("image"), h.get("unit_id"), by_unit) for h in case.images]
+
+
+def answer_images(case: Case) -> list[str]:
+    """The answer's image references, an image of a gold image's unit as that gold image (its unit
+    the segment's, else that of the retrieved row showing the same reference)."""
+    by_unit = gold_by_unit(case)
+    if not by_unit:
+        return case.answer.images
+    row_unit = {h.get("image"): h.get("unit_id") for h in case.images if h.get("image")}
+    out = [_as_gold(s.image, s.unit_id or row_unit.get(s.image), by_unit)
+           for s in case.answer.segments if s.type == "image" and s.image]
+    return list(dict.fromkeys(out))
+
+
 @metric("ir", family="retrieval", label="IR", description="share of reference images among the k_v retrieved images")
 def ir(case: Case, res: Resources) -> float | None:
-    return image_retrieval_recall(case.question.gold_images, [h["image"] for h in case.images])
+    return image_retrieval_recall(case.question.gold_images, retrieved_images(case))
 
 
 @metric("gold_text_recall", family="retrieval", label="Gold-text R",
@@ -71,7 +112,7 @@ def gold_text(case: Case, res: Resources) -> float | None:
 
 
 def _prf(case: Case) -> dict[str, float]:
-    return image_prf(case.question.gold_images, case.answer.images) if case.answer is not None else failed_prf()
+    return image_prf(case.question.gold_images, answer_images(case)) if case.answer is not None else failed_prf()
 
 
 @metric("image_precision", label="Img-P", scale=100, description="|G∩P|/|P| over image sets")
