@@ -13,11 +13,17 @@ metrics match that one through the units the item resolves to, and the run's evi
 (``evidence_mapping.json``) names an item that resolves to none; a passage inside a text unit after whitespace and case normalisation (gold-text
 recall reads text units only, so a passage held only by an image unit's caption is named as such),
 a page by a unit's source file or document id.
+
+Page judgments (``ham.datasets.pages.page_gold``: ViDoRe's qrels, MMDocIR's and MMLongBench-Doc's
+pages) name a page by its document's file name alone; two documents of the corpus with one file
+name in two folders both answer to such a key, so a page of the wrong one is credited. Each name a
+judgment uses that two documents share is named (``page_gold_problems``).
 """
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from ham.datasets.pages import page_gold, page_gold_problems
 from ham.datasets.questions import Question
 from ham.text import normalise_ws
 from ham.units import EvidenceUnit
@@ -47,6 +53,9 @@ def gold_problems(questions: Sequence[Question], units: Iterable[EvidenceUnit]) 
         for page in q.gold_pages:
             if page not in pages:
                 problems.append(f"{q.id}: gold page {page!r} is no source file or document of the corpus")
+    judged = {key.rsplit("#", 1)[0] for q in questions for key in page_gold(q)}
+    if judged:
+        problems += page_gold_problems((u.doc_id for u in units), judged)
     return problems
 
 

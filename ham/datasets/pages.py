@@ -52,8 +52,10 @@ def page_gold(question: Question) -> dict[str, int]:
     return out
 
 
-def page_gold_problems(doc_ids: Iterable[str]) -> list[str]:
-    """Documents whose last path part collides (their pages would answer to the same gold keys)."""
-    names = Counter(doc_key(str(d).rsplit("/", 1)[-1]) for d in set(doc_ids))
+def page_gold_problems(doc_ids: Iterable[str], names: Iterable[str] | None = None) -> list[str]:
+    """Documents whose last path part collides (their pages would answer to the same gold keys);
+    ``names``: only these document names (the ones gold keys use), None: every name."""
+    counts = Counter(doc_key(str(d).rsplit("/", 1)[-1]) for d in set(doc_ids))
+    wanted = None if names is None else set(names)
     return [f"{n}: {c} documents share this name; their pages match the same gold page keys"
-            for n, c in sorted(names.items()) if c > 1]
+            for n, c in sorted(counts.items()) if c > 1 and (wanted is None or n in wanted)]

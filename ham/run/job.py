@@ -215,13 +215,14 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
                 "generator": pipeline.generator.model_id, "git": git_state(), "versions": package_versions(),
                 "question_problems": question_problems, "ingest_version": INGEST_VERSION,
                 "ingest": {k: v for k, v in corpus.report.items() if k != "summary"} if corpus is not None else {}}
-    if corpus is not None:   # golds that match nothing in the corpus score 0: said, never silent
+    if corpus is not None:   # golds that match nothing (score 0) or two documents (page keys): said, never silent
         from ham.datasets.golds import gold_problems
 
         problems = gold_problems(questions, corpus.units)
         run_info["gold_problems"] = {"count": len(problems), "examples": problems[:20]}
         if problems:
-            log.warning("%d gold items match nothing in the corpus and score 0 (run.json gold_problems): %s%s",
+            log.warning("%d gold problems: golds that match nothing in the corpus score 0, page golds a file name "
+                        "two documents share credit either (run.json gold_problems): %s%s",
                         len(problems), "; ".join(problems[:3]), " ..." if len(problems) > 3 else "")
     mapping = pipeline.resolve_evidence(questions)   # gold evidence -> unit ids, before scoring
     if mapping is not None:

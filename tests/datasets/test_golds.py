@@ -34,3 +34,19 @@ def test_a_passage_held_only_by_an_images_caption_is_named_as_such():
 def test_no_passage_matches_across_two_units():
     q = Question("q4", "?", gold_text=["65535. Figure 1"])
     assert len(gold_problems([q], _units())) == 1
+
+
+def test_a_page_gold_whose_file_name_two_documents_share_is_named():
+    """MMLongBench-style gold "report.pdf" page 3 answers to a page of 2019/report and of
+    2020/report alike: a page of the wrong one is credited, so the run says so."""
+    from ham.datasets.pages import gold_page_key
+
+    def units(doc_id):
+        b = TreeBuilder(doc_id, "Report", f"{doc_id}.pdf", "pdf")
+        b.add(Block("text", "Revenue rose."))
+        return build_units(b.finish())
+    corpus = units("2019/report") + units("2020/report") + units("2019/summary") + units("2020/summary")
+    q = Question("q5", "?", meta={"page_qrels": {gold_page_key("report.pdf", 3): 1}})
+    assert gold_problems([q], corpus) == ["report: 2 documents share this name; their pages match the same "
+                                          "gold page keys"]                      # summary: no gold names it
+    assert gold_problems([Question("q6", "?")], corpus) == []                   # no page judgments
