@@ -28,9 +28,10 @@ MMLongBench-Doc). A page appearing twice counts once, at its first rank.
                            shown, not the deeper ranking): the units' and the pages' arms on one
                            scale
 
-Undefined (None, left out of the mean, n reported): nDCG and page recall for a question without
-a gold page of grade > 0 (MMDocIR's own code scores such a question 0; ham leaves it out, and the
-n says how many were scored); layout recall without a gold box; evidence recall without fully
+nDCG and page recall of a question whose page judgments are all grade 0 (judged, none relevant:
+ViDoRe qrels can be) are 0, as pytrec_eval's ndcg_cut (and so MTEB's mean) and MMDocIR's code
+score it. Undefined (None, left out of the mean, n reported): nDCG and page recall for a question
+with no page judgment at all (a ViDoRe query without a qrels row); layout recall without a gold box; evidence recall without fully
 resolved gold evidence. MMDocIR ranks within the question's document; a ham run ranks over the
 whole corpus (docs/visual_retrieval.md).
 """
@@ -90,7 +91,7 @@ def ndcg_at(case: Case, k: int) -> float | None:
     got, gold = gains(case, k)
     ideal = sorted((g for g in gold.values() if g > 0), reverse=True)[:k]
     if not ideal:
-        return None
+        return 0.0 if gold else None   # judged, none relevant: trec_eval's 0
     dcg = sum(g / math.log2(rank + 1) for rank, g in enumerate(got, 1))
     return dcg / sum(g / math.log2(rank + 1) for rank, g in enumerate(ideal, 1))
 
@@ -99,7 +100,7 @@ def page_recall_at(case: Case, k: int) -> float | None:
     got, gold = gains(case, k)
     relevant = sum(1 for g in gold.values() if g > 0)
     if not relevant:
-        return None
+        return 0.0 if gold else None
     return sum(1 for g in got if g > 0) / relevant
 
 

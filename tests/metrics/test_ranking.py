@@ -54,10 +54,10 @@ def test_ndcg_agrees_with_pytrec_eval(graded_fixture):
     assert 0 < np.mean([reference[q]["ndcg_cut_10"] for q in runs]) < 1   # a fixture that discriminates
 
 
-def test_ndcg_counts_a_page_once_and_undefined_without_a_relevant_page():
+def test_ndcg_counts_a_page_once_and_undefined_without_a_judgment():
     once = _case({"d#0": 1}, pages=[_page_row("d", 0), _page_row("d", 0), _page_row("d", 1)])
     assert ranked_pages(once) == [("d", 0), ("d", 1)] and ndcg_at(once, 5) == 1.0
-    assert ndcg_at(_case({"d#0": 0}, pages=[_page_row("d", 0)]), 5) is None
+    assert ndcg_at(_case({}, pages=[_page_row("d", 0)]), 5) is None                  # no judgment at all
     late = _case({"d#1": 1}, pages=[_page_row("d", 0), _page_row("d", 1)])
     assert ndcg_at(late, 5) == pytest.approx(1 / np.log2(3))
 
@@ -125,3 +125,18 @@ def test_page_retrieval_ranks_as_deep_as_the_deepest_ranking_metric():
     from ham.retrieve.pages import RANKING_DEPTH
 
     assert max(NDCG_KS + PAGE_RECALL_KS + LAYOUT_RECALL_KS) <= RANKING_DEPTH
+
+
+def test_a_judged_question_with_no_relevant_page_scores_0_as_pytrec_eval_does():
+    """ViDoRe qrels can judge a query's pages all grade 0: pytrec_eval (and MTEB's mean over
+    queries) scores it 0; leaving it out raised the mean and lowered n."""
+    import pytrec_eval
+
+    qrels = {"q1": {"d#0": 1}, "q2": {"d#1": 0}}
+    run = {q: {"d#0": 2.0, "d#1": 1.0} for q in qrels}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5"}).evaluate(run)
+    rows = [_page_row("d", 0), _page_row("d", 1)]
+    for qid, judged in qrels.items():
+        assert ndcg_at(_case(judged, pages=rows), 5) == pytest.approx(ref[qid]["ndcg_cut_5"])
+    assert ref["q2"]["ndcg_cut_5"] == 0.0 and page_recall_at(_case(qrels["q2"], pages=rows), 5) == 0.0
+    assert page_recall_at(_case({}, pages=rows), 5) is None
