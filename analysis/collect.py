@@ -295,7 +295,26 @@ def collect(paths: list[str | Path]) -> Collection:
             problems.append(f"{exc} (run skipped)")
     runs = _one_copy_per_run(runs, problems)
     _mixed_ingest(runs, problems)
+    _old_metrics(runs, problems)
     return Collection(runs, problems)
+
+
+def _old_metrics(runs: list[Run], problems: list[str]) -> None:
+    """Runs scored under another version of the metrics' code (``metrics.json``'s
+    ``metrics_version``; ``ham.metrics.registry.METRICS_VERSION``) than this one: their means may
+    differ from what the same rows score now, and the run id does not show it. Said, naming them."""
+    from ham.metrics.registry import METRICS_VERSION
+
+    old: dict[str, list[str]] = {}
+    for run in runs:
+        version = str(run.metrics.get("metrics_version") or "1")
+        if version != METRICS_VERSION:
+            old.setdefault(version, []).append(run.run_id)
+    if old:
+        listed = "; ".join(f"version {v}: {', '.join(ids)}" for v, ids in sorted(old.items()))
+        problems.append(f"runs scored under an older version of the metrics than this code's ({METRICS_VERSION}) "
+                        f"({listed}): a metric's definition changed since (ham/metrics/registry.py says what), so "
+                        "their numbers are not comparable with newer runs'; relaunch them with rerun=true")
 
 
 def _mixed_ingest(runs: list[Run], problems: list[str]) -> None:

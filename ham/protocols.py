@@ -98,4 +98,5 @@ class Evaluator(Protocol):
     judge_concurrency: int
 
     def __call__(self, question: "Question", text: list[dict], images: list[dict],
-                 answer: "InterleavedAnswer | None", pages: list[dict] | None = None) -> dict: ...
+                 answer: "InterleavedAnswer | None", pages: list[dict] | None = None,
+                 ranking: list[dict] | None = None) -> dict: ...

@@ -26,7 +26,7 @@ from typing import List, Optional
 from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
 from ham.answer import InterleavedAnswer
-from ham.metrics.registry import Case, Metric, Resources, Scored, aggregate, ordered
+from ham.metrics.registry import METRICS_VERSION, Case, Metric, Resources, Scored, aggregate, ordered
 from ham.settings import Content, Doc, Model, Range, setting
 
 NO_JUDGE = "not computed: no judge configured (judge=none)"
@@ -190,7 +190,8 @@ class Evaluator:
                 metrics[m.name]["n_partial"] = sum(1 for q in per_question if q.get(m.name) is not None
                                                    and any(q.get(p) is None for p in parts))
         scorer = self.resources.bertscore
-        return {"n_questions": len(rows), "failures": dict(failures), "n_failures": sum(failures.values()),
+        return {"n_questions": len(rows), "metrics_version": METRICS_VERSION, "failures": dict(failures),
+                "n_failures": sum(failures.values()),
                 "metrics": metrics, "bertscore_hash": getattr(scorer, "hash", None),
                 "bertscore": getattr(scorer, "info", None), "judge": self.judge_summary(per_question)}
 
@@ -229,5 +230,6 @@ class FunctionEvaluator:
         self.fn = fn
 
     def __call__(self, question: Question, text: list[dict], images: list[dict],
-                 answer: InterleavedAnswer | None, pages: list[dict] | None = None) -> dict:
+                 answer: InterleavedAnswer | None, pages: list[dict] | None = None,
+                 ranking: list[dict] | None = None) -> dict:
         return self.fn(question, text, images, answer)

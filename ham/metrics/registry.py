@@ -32,6 +32,14 @@ from functools import cached_property
 from typing import Callable
 
 from ham.datasets.questions import Question
+
+# What the registered metrics compute, recorded in every metrics.json: ham-analyze says when a table
+# mixes runs scored under other versions (a metric's compute changed; the run id does not say so).
+# 2 (2026-12-07): gold-text recall on the question's gold pages; entity recall undefined for
+# single-hop questions; Average Score fails where a judged part failed; faithfulness undefined
+# without a context; page ranking metrics 10 deep; all-zero qrels score 0; MMDocRAG images by unit.
+# 1: before it was recorded.
+METRICS_VERSION = "2"
 from ham.answer import InterleavedAnswer, parse_reference
 from ham.metrics.confidence import normal_ci
 

@@ -12,7 +12,7 @@ from PIL import Image
 from ham.cache import key_of
 from ham.generate.cost import cost_summary
 from ham.metrics.average import average_score
-from ham.metrics.registry import aggregate, registry
+from ham.metrics.registry import METRICS_VERSION, aggregate, registry
 
 RED, BLUE, GREEN = (220, 20, 20), (20, 40, 220), (30, 170, 60)
 PRICES = {"gpt4o": {"prompt": 2.50, "completion": 10.00}}
@@ -96,7 +96,7 @@ def write_run(folder: Path, cfg: dict, rows: list[dict], judge: bool = False,
     for r in rows:
         if r["failure"]:
             failures[r["failure"]["reason"]] = failures.get(r["failure"]["reason"], 0) + 1
-    summary = {"run_id": run_id, "n_questions": len(rows), "failures": failures,
+    summary = {"run_id": run_id, "n_questions": len(rows), "metrics_version": METRICS_VERSION, "failures": failures,
                "n_failures": sum(failures.values()), "bertscore_hash": "test-hash",
                "cost": cost_summary(rows, {"pricing": pricing, "prices": PRICES}, None),
                "metrics": aggregate([r["metrics"] for r in rows], names, not_computed, judge_failed(rows)),

@@ -113,3 +113,21 @@ def test_runs_read_under_different_ingest_versions_are_reported_not_dropped(tmp_
     said = [p for p in coll.problems if "different ingest versions" in p]
     ids = {r.ingest_version: r.run_id for r in coll.runs}
     assert said and f"version 27: {ids['27']}" in said[0] and f"version 32: {ids['32']}" in said[0]
+
+
+def test_runs_scored_under_an_older_version_of_the_metrics_are_named_not_dropped(tmp_path):
+    # a metric's compute changed (e.g. gold-text recall on gold pages) without the run id changing
+    root = make_corpus(tmp_path)
+    new = write_run(tmp_path / "runs" / "new", config("demo", root, overrides=("dataset.sample=2",)), _rows(["q1", "q2"]))
+    old = write_run(tmp_path / "runs" / "old", config("demo", root, overrides=("dataset.sample=3",)),
+                    _rows(["q1", "q2", "q3"], 0.5))
+    assert not any("older version of the metrics" in p for p in collect([tmp_path / "runs"]).problems)
+    summary = json.loads((old / "metrics.json").read_text())
+    del summary["metrics_version"]      # written before the version was recorded
+    (old / "metrics.json").write_text(json.dumps(summary))
+    coll = collect([tmp_path / "runs"])
+    assert len(coll.runs) == 2
+    said = [p for p in coll.problems if "older version of the metrics" in p]
+    old_id = json.loads((old / "run.json").read_text())["run_id"]
+    new_id = json.loads((new / "run.json").read_text())["run_id"]
+    assert said and f"version 1: {old_id}" in said[0] and new_id not in said[0]
