@@ -9,7 +9,8 @@ pdfminer's layout analysis and PDFium's text page all leave the same residue, ab
 
 Words are grouped into lines by vertical overlap (``OVERLAP`` of the smaller height; not by equal
 tops: a word set in another font on the same baseline has another top, and used to start a line of
-its own, splitting "6.1 The config" from "Command"), then a line is cut where a gap wider than ``COLUMN_GAP`` font sizes
+its own, splitting "6.1 The config" from "Command"; and by the extent of the words beside it, not of
+the whole row: a heading in the other column would chain two body lines), then a line is cut where a gap wider than ``COLUMN_GAP`` font sizes
 separates two words (a running head's left and right parts, a table of contents' page number, two
 columns). Section numbers typeset with spaced dots ("1 . 2 . 1") are closed up ("1.2.1").
 pdfplumber starts a new word at every font or size change; words that touch on one baseline are
@@ -232,26 +233,38 @@ def _line_of(words: list[dict]) -> Line:
                 edge_mono=(is_mono(fonts[0]), is_mono(fonts[-1])), marker_read=marker)
 
 
+def _overlaps(word: dict, words: list[dict]) -> bool:
+    if not words:
+        return False
+    top, bottom = min(x["top"] for x in words), max(x["bottom"] for x in words)
+    height = max(word["bottom"] - word["top"], 0.1)
+    return min(bottom, word["bottom"]) - max(top, word["top"]) >= OVERLAP * min(height, bottom - top)
+
+
+def _near(word: dict, other: dict) -> bool:
+    gap = max(other["x0"] - word["x1"], word["x0"] - other["x1"])
+    return gap <= COLUMN_GAP * max(word["size"], other["size"])
+
+
 def group_lines(words: list[dict]) -> list[Line]:
-    """Words into lines: a word joins the line its vertical extent overlaps by half its height
-    or more; each line is then cut at wide gaps. Returned top to bottom, left to right."""
-    rows: list[dict] = []    # {"top", "bottom", "words"}
+    """Words into lines: a word joins the line whose extent it overlaps by ``OVERLAP`` of the smaller
+    height, counting only the line's first word or the words beside it (closer than a column gap),
+    so a tall heading in one column does not chain two body lines of the other ("Line Line 0 1");
+    each line is then cut at wide gaps. Returned top to bottom, left to right."""
+    rows: list[list[dict]] = []
     for w in sorted(words, key=lambda w: (w["top"], w["x0"])):
-        height = max(w["bottom"] - w["top"], 0.1)
         best = None
         for row in rows[-6:]:
-            overlap = min(row["bottom"], w["bottom"]) - max(row["top"], w["top"])
-            if overlap >= OVERLAP * min(height, row["bottom"] - row["top"]):
+            if _overlaps(w, row) and (_overlaps(w, row[:1]) or _overlaps(w, [x for x in row if _near(w, x)])):
                 best = row
         if best is None:
-            rows.append({"top": w["top"], "bottom": w["bottom"], "words": [w]})
+            rows.append([w])
         else:
-            best["words"].append(w)
-            best["top"], best["bottom"] = min(best["top"], w["top"]), max(best["bottom"], w["bottom"])
+            best.append(w)
     lines: list[Line] = []
     for row in rows:
         part: list[dict] = []
-        for w in sorted(row["words"], key=lambda w: w["x0"]):
+        for w in sorted(row, key=lambda w: w["x0"]):
             if part and w["x0"] - part[-1]["x1"] > COLUMN_GAP * max(w["size"], part[-1]["size"]):
                 lines.append(_line_of(part))
                 part = []

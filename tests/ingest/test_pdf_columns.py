@@ -1,7 +1,9 @@
 """PDF reading order: a page of two text columns reads the left column, then the right one; a
 one-column page whose diagram puts small labels (and whose running head puts a line) in the right
 half, or a code listing's comments aligned far right, stays top to bottom, so a heading above the diagram still opens the text below it (a Doxygen
-class page read as two columns put its heading after its own sections)."""
+class page read as two columns put its heading after its own sections). A tall heading in one column,
+set between two body lines of the other, does not merge those two lines into one (their words had
+interleaved: "Line Line 0 1 about about")."""
 from ham.ingest import ingest_corpus
 from tests.ingest.helpers import heading_path, node_titled
 
@@ -24,6 +26,23 @@ def two_columns_pdf(path):
         y = H - 130 - i * 13
         _line(c, "Helvetica", 7, 40, y, left)
         _line(c, "Helvetica", 7, W / 2 + 10, y, right)
+    c.showPage()
+    c.save()
+
+
+def heading_between_lines_pdf(path):
+    """Two columns; the right one's 16pt heading sits level with the gap between the left
+    column's first two body lines and overlaps both."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=(W, H))
+    for col, (x, name) in enumerate(((60, "inlet"), (W / 2 + 20, "outlet"))):
+        y = H - 80 - 40 * col
+        _line(c, "Helvetica-Bold", 16, x, y, f"{col + 1} The {name.title()}")
+        y -= 30
+        for k in range(8):
+            _line(c, "Helvetica", 10, x, y, f"Line {k} about the {name} goes here.")
+            y -= 14
     c.showPage()
     c.save()
 
@@ -71,6 +90,21 @@ def test_two_text_columns_read_left_then_right(tmp_path):
     docs, _ = ingest_corpus(tmp_path)
     joined = "\n".join(_texts(docs[0]))
     assert joined.index(LEFT[0]) < joined.index(LEFT[-1]) < joined.index(RIGHT[0]) < joined.index(RIGHT[-1])
+
+
+def test_a_tall_heading_in_one_column_does_not_merge_two_lines_of_the_other(tmp_path):
+    heading_between_lines_pdf(tmp_path / "pump.pdf")
+    docs, _ = ingest_corpus(tmp_path)
+    doc = docs[0]
+    joined = "\n".join(_texts(doc))
+    left = [f"Line {k} about the inlet goes here." for k in range(8)]
+    right = [f"Line {k} about the outlet goes here." for k in range(8)]
+    assert "Line Line" not in joined
+    places = [joined.index(line) for line in left + right]
+    assert places == sorted(places)
+    outlet = node_titled(doc, "2 The Outlet")
+    first = next(n for n in doc.leaves() if n.text and right[0] in n.text)
+    assert heading_path(doc, first) == [outlet.title]
 
 
 def test_small_diagram_labels_and_a_running_head_do_not_make_a_page_two_columns(tmp_path):
