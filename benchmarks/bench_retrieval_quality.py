@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ham.conf import compose  # noqa: E402
 from ham.run.job import load_dataset_questions  # noqa: E402
+from ham.metrics.image import gold_text_recall  # noqa: E402
 from ham.run.build import build_pipeline, configured_cache, load_configured_corpus  # noqa: E402
 from ham.run.sparse_first import sparse_first_pipeline  # noqa: E402
 from ham.text import normalise_ws  # noqa: E402
@@ -66,11 +67,7 @@ def recall(gold: list[str], texts: list[str], sources: list[str], pages: list[st
     for word on the twin page too (the Schematic and PCB Editors' library tables)."""
     if len(sources) < len(texts):
         raise ValueError(f"{len(texts)} texts but {len(sources)} sources")
-    found = found_in(gold, texts)
-    if not found:
-        return None
-    on_page = (lambda i: sources[i] in pages) if pages else (lambda i: True)
-    return sum(any(map(on_page, hits)) for hits in found) / len(found)
+    return gold_text_recall(gold, [t for t, s in zip(texts, sources) if not pages or s in pages])
 
 
 def within(texts: list[str], budget: int) -> list[str]:
