@@ -10,9 +10,10 @@ numbers stay comparable with other tools, but never silently.
 The rules are the metrics' own: an image by the reference its source writes (IR, Img-P/R/F1
 compare these), unless a gold evidence item names it (MMDocRAG's crops of MMDocIR layouts): the
 metrics match that one through the units the item resolves to, and the run's evidence mapping
-(``evidence_mapping.json``) names an item that resolves to none; a passage inside a text unit after whitespace and case normalisation (gold-text
-recall reads text units only, so a passage held only by an image unit's caption is named as such),
-a page by a unit's source file or document id.
+(``evidence_mapping.json``) names an item that resolves to none; a passage inside a text unit
+after whitespace and case normalisation (gold-text recall reads text units only, so a passage
+held only by an image unit's caption is named as such); a page by a unit's source file or
+document id.
 
 Page judgments (``ham.datasets.pages.page_gold``: ViDoRe's qrels, MMDocIR's and MMLongBench-Doc's
 pages) name a page by its document's file name alone; two documents of the corpus with one file

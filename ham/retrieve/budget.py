@@ -259,15 +259,15 @@ def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | N
     members = sorted(passage.members, key=lambda uid: units[uid].order)
     first, last = units[members[0]], units[members[-1]]
     extra = {"members": members, "role": passage.role}
+    joined = "\n".join(units[uid].content for uid in members)
     if text is not None:
-        full = "\n".join(units[uid].content for uid in members)
         extra |= {"members": [uid for uid in members if units[uid].content in text],
-                  "cut": {"shown_chars": len(text), "full_chars": len(full)}}
+                  "cut": {"shown_chars": len(text), "full_chars": len(joined)}}
     if len(members) == 1:
         unit = first if text is None else replace(first, content=text, local={**first.local, "next_text": ""})
         return replace(unit, extra={**unit.extra, **extra})
     cut = next((i + 1 for i, step in enumerate(first.path) if step["id"] == passage.section), len(first.path))
-    content = "\n".join(units[uid].content for uid in members) if text is None else text
+    content = joined if text is None else text
     return replace(first, unit_id=f"{first.unit_id}+{len(members) - 1}", kind="text", content=content,
                    path=first.path[:cut], relation={"type": "section_text", "target": None},
                    local={**first.local, "next_text": last.local.get("next_text", "") if text is None else ""},

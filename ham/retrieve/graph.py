@@ -265,9 +265,10 @@ class GraphRetriever(Retriever):
             have = np.array([[s.dense for s in pool], [s.sparse for s in pool]], dtype=np.float32)
             lo, hi = have.min(axis=1, keepdims=True), have.max(axis=1, keepdims=True)
             extra = np.clip(np.vstack([dense, sparse]).astype(np.float32), lo, hi)
-            fused = self.fusion(np.hstack([have, extra]))[len(pool):]
-            if modality == "text" and self.reranker is not None:
-                fused = np.zeros_like(fused)   # the reranked pool's scale (``Retriever.reranked``): unseen at 0
+            if modality == "text" and self.reranker is not None:   # the reranked pool's scale: unseen at 0
+                fused = np.zeros(len(missing), dtype=np.float32)
+            else:
+                fused = self.fusion(np.hstack([have, extra]))[len(pool):]
             for uid, f, d, sp in zip(missing, fused.tolist(), dense.tolist(), sparse.tolist()):
                 own[modality][uid] = ScoredUnit(uid, float(f), float(d), float(sp))
             self.stats["scored_outside_pool"] = self.stats.get("scored_outside_pool", 0) + len(missing)

@@ -92,8 +92,7 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
     choices, overrides = hydra_runtime(cfg)
     questions, question_problems = load_dataset_questions(cfg)
     if not questions:   # nothing to answer is no finished run (0 of 0 questions had passed as one)
-        shown = "; ".join(question_problems[:3]) + (f"; ... ({len(question_problems)} problems)"
-                                                    if len(question_problems) > 3 else "")
+        shown = _first_few(question_problems)
         raise ValueError(f"no questions to answer in {cfg.dataset.get('questions') or cfg.dataset.name}"
                          + (f": {shown}" if shown else ""))
     redo = redo_reasons(cfg.run.redo_failures)
@@ -125,6 +124,11 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
         raise
     _record(choices, out_root, rid, out_dir, overrides, "finished")
     return out_dir
+
+
+def _first_few(problems: list[str], n: int = 3) -> str:
+    """The first ``n`` problems, and how many there are when there are more."""
+    return "; ".join(problems[:n]) + (f"; ... ({len(problems)} problems)" if len(problems) > n else "")
 
 
 def rerun_requeued(run_info: dict) -> bool:
@@ -222,8 +226,8 @@ def _execute(cfg: DictConfig, pipeline: Pipeline, rid: str, out_dir: Path, quest
         run_info["gold_problems"] = {"count": len(problems), "examples": problems[:20]}
         if problems:
             log.warning("%d gold problems: golds that match nothing in the corpus score 0, page golds a file name "
-                        "two documents share credit either (run.json gold_problems): %s%s",
-                        len(problems), "; ".join(problems[:3]), " ..." if len(problems) > 3 else "")
+                        "two documents share credit either (run.json gold_problems): %s",
+                        len(problems), _first_few(problems))
     mapping = pipeline.resolve_evidence(questions)   # gold evidence -> unit ids, before scoring
     if mapping is not None:
         mapping.write(out_dir / "evidence_mapping.json")
