@@ -314,7 +314,8 @@ def _old_metrics(runs: list[Run], problems: list[str]) -> None:
         listed = "; ".join(f"version {v}: {', '.join(ids)}" for v, ids in sorted(old.items()))
         problems.append(f"runs scored under an older version of the metrics than this code's ({METRICS_VERSION}) "
                         f"({listed}): a metric's definition changed since (ham/metrics/registry.py says what), so "
-                        "their numbers are not comparable with newer runs'; relaunch them with rerun=true")
+                        "their numbers are not comparable with newer runs'; relaunch them (the same command): a relaunch "
+                        "scores every row again, replaying its recorded reply where the prompt is the same")
 
 
 def _mixed_ingest(runs: list[Run], problems: list[str]) -> None:

@@ -33,8 +33,9 @@ from typing import Callable
 
 from ham.datasets.questions import Question
 
-# What the registered metrics compute, recorded in every metrics.json: ham-analyze says when a table
-# mixes runs scored under other versions (a metric's compute changed; the run id does not say so).
+# What the registered metrics compute, recorded in every metrics.json and prediction row: a relaunch
+# scores again the rows scored under another version (ham.run.grid.redo_reason), and ham-analyze says
+# when a table mixes runs scored under other versions (a metric's compute changed; the run id does not say so).
 # 2 (2026-12-07): gold-text recall on the question's gold pages; entity recall undefined for
 # single-hop questions; Average Score fails where a judged part failed; faithfulness undefined
 # without a context; page ranking metrics 10 deep; all-zero qrels score 0; MMDocRAG images by unit.

@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from ham.run.predictions import read
+from ham.run.predictions import read, rewrite
 
 SLURM_VARS = ("SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT")
 
@@ -53,12 +53,18 @@ def record(out_root: Path, grid: str, run_id: str, run_dir: Path, overrides: lis
 # ``is_finished`` says a run with any such row (or an offline-stage call that a retry could fix)
 # is not finished, and ``ham.run.runner.answer_all`` answers exactly those rows again.
 
+METRICS_CHANGED = "metrics changed"
+
+
 def redo_reason(row: dict, redo: frozenset | set, index: dict | None = None) -> str | None:
     """Why a resumed run answers this row again, or None to keep it:
         * its generation failed for a reason in ``redo`` (``run.redo_failures``);
         * a judge call of one of its metrics failed for such a reason (``judge api_error``);
         * it was answered under other index keys than ``index`` (the run's current ones): the
-          summaries or descriptions behind the index changed, so its retrieval may differ.
+          summaries or descriptions behind the index changed, so its retrieval may differ;
+        * it was scored under another version of the metrics' code (``METRICS_CHANGED``; a row
+          that does not record one was scored before rows did): answered again with the reply
+          the generation cache holds, so only its scores (and what retrieval now records) change.
     A row that does not record its index keys (older versions) is kept on that count."""
     failure = (row.get("failure") or {}).get("reason")
     if failure in redo:
@@ -69,7 +75,42 @@ def redo_reason(row: dict, redo: frozenset | set, index: dict | None = None) -> 
             return f"judge {reason}"
     if index and row.get("index") and row["index"] != index:
         return "index changed"
+    if row.get("metrics") and row_metrics_version(row) != current_metrics_version():
+        return METRICS_CHANGED
     return None
+
+
+def current_metrics_version() -> str:
+    from ham.metrics.registry import METRICS_VERSION
+
+    return METRICS_VERSION
+
+
+def row_metrics_version(row: dict) -> str:
+    """The version of the metrics' code a row was scored under; "unrecorded" before rows said."""
+    return str(row.get("metrics_version") or "unrecorded")
+
+
+def metrics_changed(metrics: dict) -> str | None:
+    """Why a finished run's scores may differ from what this code computes for the same rows, or
+    None: ``metrics.json`` was written under another ``METRICS_VERSION`` (version 1 before it said)."""
+    then, now = str(metrics.get("metrics_version") or "1"), current_metrics_version()
+    return None if then == now else f"scored under metrics version {then}, the metrics are now version {now}"
+
+
+def stamp_metrics_version(pred_path: Path, version: str) -> int:
+    """Rows that do not record the metrics version they were scored under get ``version`` (the one
+    their run's ``metrics.json`` names), so a resume that dies after the summary is set aside still
+    knows which rows are scored under the old code. Returns how many rows were stamped."""
+    if not pred_path.exists():
+        return 0
+    rows = list(read(pred_path).rows.values())
+    todo = [r for r in rows if r.get("metrics") and not r.get("metrics_version")]
+    for r in todo:
+        r["metrics_version"] = version
+    if todo:
+        rewrite(pred_path, rows)
+    return len(todo)
 
 
 def enrichment_redo(run_info: dict, redo: frozenset | set) -> dict[str, int]:
@@ -100,9 +141,11 @@ def is_finished(run_dir: Path, n_questions: int, redo_failures: frozenset | set 
         return False
     if metrics.get("n_questions") != n_questions or len(rows) != n_questions:
         return False
-    if enrichment_redo(info, redo) or ingest_changed(info):
+    if enrichment_redo(info, redo) or ingest_changed(info) or metrics_changed(metrics):
         return False
-    return not any(redo_reason(r, redo) for r in rows)
+    # rows from before rows recorded their metrics version were scored under their summary's
+    scored = str(metrics.get("metrics_version") or "1")
+    return not any(redo_reason({"metrics_version": scored, **r}, redo) for r in rows)
 
 
 def ingest_changed(run_info: dict) -> str | None:

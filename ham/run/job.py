@@ -47,7 +47,8 @@ from ham.conf import plain
 from ham.paths import resolve_path
 from ham.cache import key_of
 from ham.run import grid
-from ham.run.grid import enrichment_redo, ingest_changed, is_finished, safe_name
+from ham.run.grid import (enrichment_redo, ingest_changed, is_finished, metrics_changed, safe_name,
+                          stamp_metrics_version)
 from ham.run.identity import identity, run_id as identity_run_id
 from ham.run.build import builder_for, load_dataset_questions
 from ham.run.pipeline import Pipeline
@@ -111,6 +112,12 @@ def run(cfg: DictConfig, build: Callable[[DictConfig], Pipeline] | None = None) 
     elif (out_dir / "metrics.json").exists() and (why := ingest_changed(_run_info(out_dir))):
         print(f"run {rid} was {why}: its corpus is read again and the questions whose retrieval index "
               "changed are answered again", file=sys.stderr)
+    summary = _summary(out_dir)
+    if summary:   # rows from before they recorded it take their summary's version: a resume that dies still knows
+        stamp_metrics_version(out_dir / "predictions.jsonl", str(summary.get("metrics_version") or "1"))
+    if summary and (why := metrics_changed(summary)):
+        print(f"run {rid} was {why}: every question is scored again (its recorded reply is replayed where "
+              "its prompt is the same, so no model is asked for it)", file=sys.stderr)
     # answered again (resumed, or its corpus read anew): no summary until it finishes, or the last
     # launch's would sit beside the rows replacing those it summarised
     (out_dir / "metrics.json").unlink(missing_ok=True)
@@ -155,6 +162,13 @@ def record_failure(cfg: DictConfig, grid_name: str, out_root: Path, overrides: l
     out_dir = out_root / "runs" / safe_name(str(cfg.get("name") or "run")) / rid
     grid.record(out_root, grid_name, rid, out_dir, overrides, failure_status(exc),
                 error=f"{exc.__class__.__name__}: {exc}")
+
+
+def _summary(out_dir: Path) -> dict:
+    try:
+        return json.loads((out_dir / "metrics.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
 
 
 def _run_info(out_dir: Path) -> dict:

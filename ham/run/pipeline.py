@@ -23,6 +23,7 @@ from ham.datasets.questions import Question
 from ham.answer import AnswerFailure, parse_generated
 from ham.generate.base import Generation
 from ham.methods.base import Prompt, prompt_length
+from ham.metrics.registry import METRICS_VERSION
 from ham.ingest.corpus import Corpus
 from ham.protocols import Assembler, Evaluator, Generator, Retriever
 from ham.retrieve.retriever import Retrieved
@@ -72,8 +73,9 @@ class Pipeline:
     def finish(self, item: Assembled, generation: Generation) -> dict:
         """The prediction row of one generation (parse, post-process, score)."""
         row, (question, text, images, answer, pages, ranking) = self.unscored(item, generation)
-        row["metrics"] = (self.evaluator(question, text, images, answer, pages=pages, ranking=ranking)
-                          if self.evaluator else {})
+        if self.evaluator:
+            row["metrics"] = self.evaluator(question, text, images, answer, pages=pages, ranking=ranking)
+            row["metrics_version"] = METRICS_VERSION
         return row
 
     def unscored(self, item: Assembled, generation: Generation) -> tuple[dict, tuple]:

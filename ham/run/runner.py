@@ -20,7 +20,10 @@ by a kill is dropped and redone, so no question is lost or duplicated. Rows that
 cache is bypassed for them, or the stored reply would be replayed): a failure (of the generation or of a judge
 call) whose reason is in ``redo_failures`` (by default every retryable one:
 ``ham.generate.base.RETRYABLE_FAILURES``), or an answer made under other index keys than the run's
-current ones (its summaries or descriptions changed). The new row supersedes the old, and the
+current ones (its summaries or descriptions changed). A row scored under another version of the
+metrics' code is answered again to be scored again: its retrieval and prompt are made anew and,
+where the prompt is the one it answered, its recorded reply is replayed (``replayed``: the same
+answer, failure, tokens and cost; no model asked). The new row supersedes the old, and the
 file is rewritten once at the end (atomically), one row per question.
 """
 from __future__ import annotations
@@ -37,10 +40,10 @@ from tqdm import tqdm
 
 from ham.backends.aio import run_sync
 from ham.datasets.questions import Question
-from ham.generate.base import RETRYABLE_FAILURES
+from ham.generate.base import RETRYABLE_FAILURES, Generation
 from ham.generate.cache import CachedGenerator
-from ham.metrics.registry import Case
-from ham.run.grid import redo_reason
+from ham.metrics.registry import METRICS_VERSION, Case
+from ham.run.grid import METRICS_CHANGED, redo_reason
 from ham.run.predictions import read_predictions, rewrite
 
 if TYPE_CHECKING:   # the pipeline calls this module (Pipeline.answer): no import back at run time
@@ -123,6 +126,7 @@ class Stages:
 
     def score(self, row: dict, case, verdicts: dict) -> dict:
         row["metrics"] = self.evaluator.score(case, verdicts)
+        row["metrics_version"] = METRICS_VERSION
         return row
 
     async def aclose(self) -> None:
@@ -137,12 +141,16 @@ def _generate_batch(generator, prompts: list, fresh: list[bool]) -> list:
 
 
 def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, log_: PredictionLog,
-                    fresh: frozenset) -> None:
+                    fresh: frozenset, replay: dict) -> None:
     size = max(1, int(pipeline.generator.batch_size))
     generator = pipeline.generator
     for start in range(0, len(todo), size):
         items = [pipeline.assemble(q) for q in todo[start:start + size]]
-        generations = _generate_batch(generator, [i.prompt for i in items], [i.question.id in fresh for i in items])
+        generations = [replayed(replay.get(i.question.id), i.prompt) for i in items]
+        ask = [i for i, g in zip(items, generations) if g is None]
+        asked = iter(_generate_batch(generator, [i.prompt for i in ask], [i.question.id in fresh for i in ask])
+                     if ask else [])
+        generations = [g if g is not None else next(asked) for g in generations]
         done = [stages.finish(i, g) for i, g in zip(items, generations)]
         if stages.judging:
             async def judge_batch():
@@ -157,7 +165,7 @@ def _answer_batched(todo: list[Question], pipeline: Pipeline, stages: Stages, lo
 
 
 async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages: Stages,
-                               log_: PredictionLog, fresh: frozenset) -> None:
+                               log_: PredictionLog, fresh: frozenset, replay: dict) -> None:
     generator = pipeline.generator
     gate = asyncio.Semaphore(2 * max(1, int(generator.batch_size)))
     judge_gate = asyncio.Semaphore(2 * (stages.evaluator.judge_concurrency if stages.judging else 1))
@@ -176,7 +184,9 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
     async def one(q: Question) -> None:
         async with gate:
             item = await assemble(q)
-            if isinstance(generator, CachedGenerator):
+            if (generation := replayed(replay.get(q.id), item.prompt)) is not None:
+                pass
+            elif isinstance(generator, CachedGenerator):
                 generation = await generator.agenerate(item.prompt, fresh=q.id in fresh)
             else:
                 generation = await generator.agenerate(item.prompt)
@@ -226,9 +236,11 @@ def answer_all(questions: list[Question], pred_path: Path, pipeline: Pipeline, d
     done_failures = sum(1 for q in questions if q.id in done and q.id not in redo and done[q.id].get("failure"))
     log_ = PredictionLog(pred_path, len(todo), done_failures, desc, progress)
     stages = Stages(pipeline, index)
-    fresh = frozenset(fresh) | frozenset(redo)
+    # rows scored under older metrics keep their reply: replayed where the prompt is the same
+    replay = {i: done[i] for i, reason in why.items() if reason == METRICS_CHANGED}
+    fresh = frozenset(fresh) | frozenset(redo - set(replay))
     try:
-        _answer(todo, pipeline, stages, log_, fresh)
+        _answer(todo, pipeline, stages, log_, fresh, replay)
     finally:
         log_.close()
         done.update(log_.rows)
@@ -237,12 +249,31 @@ def answer_all(questions: list[Question], pred_path: Path, pipeline: Pipeline, d
     return [done[q.id] for q in questions if q.id in done]
 
 
-def _answer(todo: list[Question], pipeline: Pipeline, stages: Stages, log_, fresh: frozenset) -> None:
-    """The one answer loop: remote generators concurrently, local ones in batches."""
+def _answer(todo: list[Question], pipeline: Pipeline, stages: Stages, log_, fresh: frozenset,
+            replay: dict | None = None) -> None:
+    """The one answer loop: remote generators concurrently, local ones in batches. ``replay``: rows
+    answered again only to be scored again (``replayed``), by question id."""
+    replay = replay or {}
     if pipeline.generator.is_async:
-        run_sync(lambda: _answer_concurrently(todo, pipeline, stages, log_, fresh))
+        run_sync(lambda: _answer_concurrently(todo, pipeline, stages, log_, fresh, replay))
     else:
-        _answer_batched(todo, pipeline, stages, log_, fresh)
+        _answer_batched(todo, pipeline, stages, log_, fresh, replay)
+
+
+def replayed(row: dict | None, prompt) -> Generation | None:
+    """The reply ``row`` recorded, as the generation it came from, when ``prompt`` (assembled again
+    now) is the prompt the row answered: a row scored again because the metrics' code changed keeps
+    its answer, failure, tokens and cost exactly, and no model is asked. None when there is no row
+    or the prompt differs (retrieval or the template changed since): then the model answers, through
+    the generation cache."""
+    if row is None or row.get("prompt") != json.loads(json.dumps(prompt.to_dict())):
+        return None
+    gen, failure = row.get("generation") or {}, row.get("failure") or {}
+    error = failure.get("detail") if failure and row.get("raw_answer") is None else None
+    return Generation(text=row.get("raw_answer"), model=gen.get("model", ""), usage=gen.get("usage") or {},
+                      error=error, seconds=gen.get("seconds", 0.0), finish_reason=gen.get("finish_reason"),
+                      attempts=gen.get("attempts", 0), cached=gen.get("cached", False),
+                      served_model=gen.get("served_model"))
 
 
 def answer_rows(questions: list[Question], pipeline: Pipeline) -> list[dict]:

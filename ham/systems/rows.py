@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ham.datasets.questions import Question
 from ham.answer import InterleavedAnswer, Segment
+from ham.metrics.registry import METRICS_VERSION
 from ham.systems.mapping import ContextItem, ContextMapper, as_dicts, coverage
 
 
@@ -87,5 +88,16 @@ def system_row(question: Question, reply: dict, mapper: ContextMapper, units: di
                       "mapping": as_dicts(mapped), "coverage": coverage(mapped)}}
     if reply.get("embedding"):   # what embedded the system's retrieval (MegaRAG: GME or a stand-in)
         row["system"]["embedding"] = reply["embedding"]
-    row["metrics"] = evaluator(question, text_rows, image_rows, answer) if evaluator is not None else {}
+    return score_system_row(row, question, evaluator)
+
+
+def score_system_row(row: dict, question: Question, evaluator=None) -> dict:
+    """``row``'s scores from what it holds (the mapped context rows and the answer): on answering,
+    and again in place when the metrics' code changed (``SystemPipeline.answer_all``): the system
+    is not asked again."""
+    answer = InterleavedAnswer.from_dict(row["answer"]) if row.get("answer") else None
+    row["metrics"] = evaluator(question, row["retrieved_text"], row["retrieved_images"], answer) \
+        if evaluator is not None else {}
+    if evaluator is not None:
+        row["metrics_version"] = METRICS_VERSION
     return row

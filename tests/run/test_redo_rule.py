@@ -6,6 +6,7 @@ import pytest
 
 from ham.generate.base import CONTENT_FAILURES, RETRYABLE_FAILURES, redo_reasons
 from ham.ingest.corpus import INGEST_VERSION
+from ham.metrics.registry import METRICS_VERSION
 from ham.run.grid import enrichment_redo, is_finished, redo_reason
 
 DEFAULT = redo_reasons(["retryable"])
@@ -15,6 +16,8 @@ INDEX = {"text": "t1", "image": "i1"}
 def row(qid, reason=None, judge=None, index=INDEX):
     out = {"id": qid, "failure": {"reason": reason, "detail": f"{reason}: x"} if reason else None,
            "metrics": {"judge": judge} if judge else {}}
+    if judge:   # scored by this code (test_metrics_changed covers rows scored by another version)
+        out["metrics_version"] = METRICS_VERSION
     if index is not None:
         out["index"] = index
     return out
@@ -23,8 +26,10 @@ def row(qid, reason=None, judge=None, index=INDEX):
 def write_run(folder, rows, n=None, run_info=None):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / "metrics.json").write_text(json.dumps({"n_questions": len(rows) if n is None else n}))
-    # a run this code wrote: read under the current ingest version (test_resume_job covers another)
+    (folder / "metrics.json").write_text(json.dumps({"n_questions": len(rows) if n is None else n,
+                                                     "metrics_version": METRICS_VERSION}))
+    # a run this code wrote: read under the current ingest and metrics versions (test_resume_job and
+    # test_metrics_changed cover others)
     (folder / "run.json").write_text(json.dumps({"ingest_version": INGEST_VERSION, **(run_info or {})}))
     return folder
 
