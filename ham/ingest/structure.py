@@ -17,8 +17,9 @@ In order (parser outputs start with pass 4, so that a chapter's "1" is not taken
    to") are left out and counted.
 3. **Tables continued across pages.** An empty table item right after a table is the stub a parser
    (MinerU) left when it merged the two: dropped and counted. A table that opens a page right after
-   a table that closed the previous one, without a caption of its own, is joined to it (a repeated
-   header row dropped): one unit. An empty table anywhere else is reported as lost.
+   a table that ran to the foot of the previous one (by their bboxes), without a caption of its own,
+   is joined to it (a repeated header row dropped): one unit (``ham.ingest.table_join``). An empty
+   table anywhere else is reported as lost.
 4. **Chapter openers.** In a parser's output (levels not chosen by an author), a heading that is
    only a chapter label ("1", "Chapter 3", "CHAPTER", "Part II") directly followed by a heading is
    joined to it: a Redbook's "1" and "Securing and protecting IBM DB2 data" become "1 Securing and
@@ -41,6 +42,7 @@ from ham.ingest.blocks import Block, same_title
 from ham.ingest.levels import (CHAPTER_LABEL, LevelResolver, is_step_title, levels_informative, numbering_of,
                                vocabulary_of)
 from ham.ingest.pdf_outline import RULE as OUTLINE_RULE
+from ham.ingest.table_join import join_tables
 from ham.text import clean_text, normalise_ws
 
 _TOC_TITLES = {"contents", "table of contents", "目录", "目 录", "目次", "inhalt", "inhaltsverzeichnis",
@@ -234,39 +236,6 @@ def remove_front_matter(blocks: list[Block], report, path, title: str = "",
         out.append(b)
     report.exclude(path, "table of contents", n_toc)
     report.exclude(path, "front matter (copyright, credits)", n_credit)
-    return out
-
-
-def _table_rows(text: str) -> list[str]:
-    return [r for r in text.splitlines() if r.strip()]
-
-
-def join_tables(blocks: list[Block], report, path) -> list[Block]:
-    out: list[Block] = []
-    last_content: Block | None = None   # the previous kept block that is content
-    for b in blocks:
-        if b.kind == "table" and not b.text.strip() and not b.image_path and not b.image and not b.caption.strip():
-            if last_content is not None and last_content.kind == "table":
-                report.exclude(path, "table continuation stub (already merged by the parser)")
-            else:
-                where = f" (page {b.page + 1})" if b.page is not None else ""
-                report.add(path, f"table item{where} without body, image or caption", "table")
-            continue
-        if (b.kind == "table" and last_content is not None and last_content.kind == "table"
-                and not b.caption.strip() and b.page is not None and last_content.page is not None
-                and b.page == last_content.page + 1 and b.text.strip()):
-            prev_rows, rows = _table_rows(last_content.text), _table_rows(b.text)
-            if rows and prev_rows and normalise_ws(rows[0]) == normalise_ws(prev_rows[0]):
-                rows = rows[1:]
-            merged = replace(last_content, text="\n".join(prev_rows + rows),
-                             footnote="\n".join(x for x in (last_content.footnote, b.footnote) if x))
-            out[out.index(last_content)] = merged
-            last_content = merged
-            report.exclude(path, "table continued across pages (joined into one unit)")
-            continue
-        out.append(b)
-        if b.kind in ("text", "table", "image", "heading", "step", "caption"):
-            last_content = b
     return out
 
 

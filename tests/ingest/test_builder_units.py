@@ -238,10 +238,12 @@ def test_a_table_continued_on_the_next_page_is_joined_into_one_unit():
     from ham.ingest.report import IngestReport
 
     report = IngestReport(root=__import__("pathlib").Path("."))
-    blocks = [Block("heading", "1 Specs", level=1, page=0),
-              Block("table", "Item | Value\nCapacity | 2600 mAh", caption="Table 1: Cell data", page=0),
-              Block("table", "Item | Value\nVoltage | 3.6 V", page=1),     # header row repeated
-              Block("table", "A | B\nx | y", caption="Table 2: Other", page=1)]
+    # Table 1 runs to the foot of page 1 and its rest opens page 2 (bboxes: 0-1000 of the page)
+    blocks = [Block("heading", "1 Specs", level=1, page=0, bbox=(80, 500, 900, 530)),
+              Block("table", "Item | Value\nCapacity | 2600 mAh", caption="Table 1: Cell data", page=0,
+                    bbox=(80, 600, 900, 920)),
+              Block("table", "Item | Value\nVoltage | 3.6 V", page=1, bbox=(80, 70, 900, 200)),   # header repeated
+              Block("table", "A | B\nx | y", caption="Table 2: Other", page=1, bbox=(80, 400, 900, 500))]
     doc = build_document("d", "Doc", "d.json", "mineru", blocks, report=report, path="d.json", authored=False)
     tables = [n.text for n in doc.leaves() if n.kind == "table"]
     assert tables == ["Table 1: Cell data\nItem | Value\nCapacity | 2600 mAh\nVoltage | 3.6 V",
