@@ -28,13 +28,9 @@ def belongs_to(doc: Document, rel: str) -> bool:
         return True
     if doc.format != "mineru":
         return False
-    from ham.ingest.mineru import COMPANIONS, V1, V2
+    from ham.ingest.mineru_files import belongs
 
-    for suffix in (V2, V1):
-        if doc.source.endswith(suffix):
-            stem = doc.source[: -len(suffix)]
-            return any(rel == stem + c for c in COMPANIONS + (V1, V2))
-    return False
+    return belongs(doc.source, rel)
 
 
 def tree_parser(prog: str = "ham-tree") -> argparse.ArgumentParser:

@@ -1,11 +1,13 @@
 """MinerU output, every version: ``<stem>_content_list.json`` (magic-pdf 0.x to MinerU 3.x) or
-``<stem>_content_list_v2.json`` (MinerU >= 2.7), with ``<stem>_middle.json`` when present.
+``<stem>_content_list_v2.json`` (MinerU >= 2.7), with ``<stem>_middle.json`` when present; the
+cloud API's ``<uuid>_content_list.json`` with ``layout.json`` (its middle json) and a bare
+``content_list.json`` are the same format.
 
 The rest of a MinerU output folder is claimed here so it is not read twice or as something else:
-``<stem>.md`` (the same content without pages), ``<stem>_model.json``, ``<stem>_middle.json`` and
-the ``<stem>_origin.pdf`` / ``_layout.pdf`` / ``_span.pdf`` / ``_model.pdf`` renderings. A MinerU
-folder with a Markdown file or ``middle.json`` but neither content list is an error naming the
-files ham expected; it is never read as plain Markdown.
+``<stem>.md`` / ``full.md`` (the same content without pages), ``_model.json``, ``_middle.json`` /
+``layout.json``, the ``_origin`` copy and the debug renderings (``ham.ingest.mineru_files`` has the
+names and the pairing rules). A MinerU folder with a Markdown file or ``_middle.json`` but neither
+content list is an error naming the files ham expected; it is never read as plain Markdown.
 
 Content list (v1): a flat JSON list in reading order; ``page_idx`` (0-based) is the page and the
 item's position in the list its index. Every ``type``:
@@ -46,50 +48,30 @@ from ham.document import Document
 from ham.ingest.builder import LABEL, Block, build_document, doc_id_for
 from ham.ingest.html_text import table_html_text
 from ham.ingest.levels import numbering_of
+from ham.ingest.mineru_files import (V1, V2, FOLDER_COMPANIONS, Outputs, find,
+                                      is_v2, stem_of, unpaired_markdown)
 from ham.ingest.mineru_middle import middle_sizes, title_key
 from ham.ingest.mineru_text import unescape, visual_content
 from ham.ingest.report import IngestReport, read_json, resolve_image
 
-V1 = "_content_list.json"
-V2 = "_content_list_v2.json"
-COMPANIONS = (".md", "_middle.json", "_model.json", "_origin.pdf", "_layout.pdf", "_span.pdf", "_model.pdf",
-              "_line_sort.pdf")
 FURNITURE = {"header": "page header", "footer": "page footer", "page_number": "page number",
              "aside_text": "aside text", "discarded": "discarded (by MinerU)",
              "page_header": "page header", "page_footer": "page footer", "page_aside_text": "aside text"}
 
 
-def stem_of(path: Path) -> str:
-    for suffix in (V2, V1):
-        if path.name.endswith(suffix):
-            return path.name[: -len(suffix)]
-    return path.stem
-
-
 def claim(files: list[Path]) -> list[Path]:
-    present = set(files)
-    claimed: list[Path] = []
-    lists = {p for p in files if (p.name.endswith(V1) and len(p.name) > len(V1))
-             or (p.name.endswith(V2) and len(p.name) > len(V2))}
-    stems = {(p.parent, stem_of(p)) for p in lists}
+    claimed = find(files).claimed()
+    taken = set(claimed)
+    # a MinerU folder without a content list: middle.json / model.json beside a .md (reported by parse)
     for path in files:
-        if path in lists:
-            claimed.append(path)
-            continue
-        for suffix in COMPANIONS:
-            if path.name.endswith(suffix) and (path.parent, path.name[: -len(suffix)]) in stems:
+        for suffix in ("_middle.json", "_model.json"):
+            if path.name.endswith(suffix) and len(path.name) > len(suffix) and path not in taken:
                 claimed.append(path)
-                break
-        else:
-            # a MinerU folder without a content list: middle.json / model.json beside a .md
-            for suffix in ("_middle.json", "_model.json"):
-                if path.name.endswith(suffix) and len(path.name) > len(suffix):
-                    stem = path.name[: -len(suffix)]
-                    if (path.parent, stem) not in stems:
-                        claimed.append(path)
-                        md = path.with_name(stem + ".md")
-                        if md in present and md not in claimed:
-                            claimed.append(md)
+                taken.add(path)
+                md = path.with_name(path.name[: -len(suffix)] + ".md")
+                if md in files and md not in taken:
+                    claimed.append(md)
+                    taken.add(md)
     return claimed
 
 
@@ -312,41 +294,60 @@ def _is_v2(pages) -> str | None:
     return None
 
 
-def parse_file(path: Path, root: Path, report: IngestReport, files: set[Path]) -> Document | None:
+def parse_file(path: Path, root: Path, report: IngestReport, outputs: Outputs) -> Document | None:
     stem = stem_of(path)
     data = read_json(path, report)
     if data is None:
         return None
-    v2 = path.name.endswith(V2)
+    v2 = is_v2(path)
     problem = _is_v2(data) if v2 else _is_v1(data)
     if problem:
         report.add(path, problem, "document")
         return None
-    middle = path.with_name(stem + "_middle.json")
-    sizes = middle_sizes(middle, report) if middle in files else {}
+    middle = outputs.middle_of(path)
+    sizes = middle_sizes(middle, report) if middle is not None else {}
     items = _Items(path, root, report, sizes)
     blocks = items.run_v2(data) if v2 else items.run_v1(data)
     if not any(b.text.strip() or b.kind == "image" for b in blocks if not b.furniture):
         report.add(path, "no content (empty content list)", "document")
         return None
     rel = report.rel(path)
-    suffix = V2 if v2 else V1
-    return build_document(doc_id_for(rel[: -len(suffix)] + ".json"), "", rel, "mineru", blocks,
-                          report=report, path=path, fallback_title=stem, authored=False)
+    # a stemless content_list.json is named by its folder
+    folder = rel[: -len(path.name)]
+    base = folder + stem if stem else (folder.rstrip("/") or path.stem)
+    return build_document(doc_id_for(base + ".json"), "", rel, "mineru", blocks, report=report, path=path,
+                          fallback_title=stem or path.parent.name or path.stem, authored=False)
+
+
+def _report_pairing(outputs: Outputs, report: IngestReport) -> None:
+    for md, path in outputs.guessed.items():
+        report.add(md, f"taken for the Markdown of {path.name} beside it (a content list without a document "
+                       f"name) and not read again; name the list {md.stem}{V1} to pair them by name", "file")
+    for path in outputs.lists:
+        mds = unpaired_markdown(path, outputs)
+        if not mds:
+            continue
+        report.add(path, f"a content list without a document name beside {len(mds)} Markdown files "
+                         f"({', '.join(p.name for p in mds)}): ham cannot tell which is its own and reads them "
+                         f"as Markdown too; name the list <stem>{V1} after its .md", "file")
+    for path, why in outputs.unpaired:
+        report.add(path, why, "file")
 
 
 def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]:
-    present = set(files)
+    outputs = find(files)
     docs = []
-    lists = [p for p in files if p.name.endswith(V1) or p.name.endswith(V2)]
-    v1_stems = {(p.parent, stem_of(p)) for p in lists if p.name.endswith(V1)}
-    for path in lists:
-        if path.name.endswith(V2) and (path.parent, stem_of(path)) in v1_stems:
+    v1_stems = {(p.parent, stem_of(p)) for p in outputs.lists if not is_v2(p)}
+    for path in outputs.lists:
+        if is_v2(path) and (path.parent, stem_of(path)) in v1_stems:
             continue  # MinerU 3 writes both lists; the v1 list is read
-        doc = parse_file(path, root, report, present)
+        doc = parse_file(path, root, report, outputs)
+        report.exclude(path, "MinerU file named by its folder (full.md, layout.json; not read again)",
+                       sum(p.name in FOLDER_COMPANIONS for p in outputs.companions[path]))
         if doc is not None:
             docs.append(doc)
-    listed = {(p.parent, stem_of(p)) for p in lists}
+    _report_pairing(outputs, report)
+    listed = {(p.parent, stem_of(p)) for p in outputs.lists}
     for path in files:
         for suffix in ("_middle.json", "_model.json"):
             if path.name.endswith(suffix) and (path.parent, path.name[: -len(suffix)]) not in listed:
@@ -356,6 +357,3 @@ def parse(files: list[Path], root: Path, report: IngestReport) -> list[Document]
                                  "(the Markdown has no pages, captions or tables as items)", "document")
                 listed.add((path.parent, stem))
     return docs
-
-
-

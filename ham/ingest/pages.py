@@ -35,7 +35,7 @@ from ham.units import is_table_image
 log = logging.getLogger("ham.ingest.pages")
 PAGES_VERSION = "1"
 DEFAULT_DPI = 144
-MINERU_RENDERS = ("_layout.pdf", "_span.pdf", "_model.pdf", "_line_sort.pdf")
+MINERU_RENDERS = ("_layout.pdf", "_span.pdf", "_spans.pdf", "_model.pdf", "_line_sort.pdf")   # _spans: magic-pdf 0.x
 
 
 def _visible(root: Path, suffix: str) -> list[Path]:
@@ -46,7 +46,7 @@ def _visible(root: Path, suffix: str) -> list[Path]:
 def pdf_doc_id(path: Path, root: Path) -> str | None:
     """The ham document id a PDF's pages belong to (None: a MinerU debug render, not pages)."""
     from ham.ingest.builder import doc_id_for
-    from ham.ingest.mineru import V1, V2
+    from ham.ingest.mineru_files import V1, V2
 
     rel = path.relative_to(root).as_posix()
     if path.name.endswith(MINERU_RENDERS):
