@@ -7,6 +7,16 @@ both, at least ``ham.retrieve.pages.RANKING_DEPTH`` deep whatever ``k_p``, so nD
 pages, not the k_p the prompt shows), else the pages the retrieved units lie on, in the prompt's
 evidence order (text rows in rank order, then image rows; a page counts at its first row). So
 ham's units alone (``pages=none``) are scored on the same pages.
+
+A passage assembled under a budget (``retrieval=budget``: a row with ``members``) put every
+member's text in the prompt, so every member is located (``places``): its pages enter the
+ranking at the passage's place, in member (document) order, each new page taking the next rank, and
+each member's box is one layout box. The rank positions count pages (and boxes), as the page
+ranking's do, so @k compares k pages of either arm and nDCG stays within [0, 1]; the order within a
+passage is a tie broken by document order, as trec_eval breaks score ties by document id. A
+passage cut to the budget counts the members it shows whole (``ham.metrics.topology.shown_units``),
+and one showing none whole its first unit's page. The row itself keeps its first member's ``page``
+and ``bbox``; reading only those had credited none of the other members' gold pages or boxes.
 Each page is named by its keys (``ham.datasets.pages.page_keys``) and judged by the question's
 page judgments (``page_gold``: ViDoRe's graded qrels; 1 per gold page of MMDocIR and
 MMLongBench-Doc). A page appearing twice counts once, at its first rank.
@@ -18,11 +28,12 @@ MMLongBench-Doc). A page appearing twice counts once, at its first rank.
                            document id, which agrees whenever the scores are distinct
                            (tests/metrics/test_ranking.py checks against pytrec_eval)
     page_recall_1/3/5      MMDocIR's page recall@k: |top-k pages ∩ gold pages| / |gold pages|
-    layout_recall_1/5/10   MMDocIR's layout recall@k: the top-k rows with a box (layout hits of
-                           ``pages.level=layout``, else unit rows with a box), for each the
-                           intersection area with every gold box on the same page of the same
-                           document, summed, over the summed gold areas (not capped at 1, as
-                           MMDocIR's ``recall_layout`` does not cap it)
+    layout_recall_1/5/10   MMDocIR's layout recall@k: the top-k boxes (layout hits of
+                           ``pages.level=layout``, else the boxes of the unit rows and their
+                           members), for each the intersection area with every gold box on the
+                           same page of the same document, summed, over the summed gold areas
+                           (not capped at 1, as MMDocIR's ``recall_layout`` does not cap it; 0
+                           when the gold boxes' area is 0, as there)
     page_evidence_recall   gold evidence items found / items, an item found when one of its
                            units is a retrieved row or lies on a page the generator saw (the k_p
                            shown, not the deeper ranking): the units' and the pages' arms on one
@@ -49,10 +60,14 @@ from ham.metrics.topology import resolved, shown_units
 NDCG_KS, PAGE_RECALL_KS, LAYOUT_RECALL_KS = (5, 10), (1, 3, 5), (1, 5, 10)
 
 
-def _page_of(row: dict) -> tuple[str, int] | None:
-    if row.get("doc_id") is None or row.get("page") is None:
-        return None
-    return str(row["doc_id"]), int(row["page"]) - 1
+def places(row: dict) -> list[tuple[str, int, list | None]]:
+    """(doc id, 0-based page, box or None) of what a row shows, in member order: an assembled
+    passage (``member_pages``) by each member it shows whole, any other row by its own page and box
+    (module docstring)."""
+    if row.get("doc_id") is None:
+        return []
+    spots = row.get("member_pages") or [row]
+    return [(str(row["doc_id"]), int(s["page"]) - 1, s.get("bbox") or None) for s in spots if s.get("page") is not None]
 
 
 def ranked_rows(case: Case) -> list[dict]:
@@ -64,9 +79,9 @@ def ranked_pages(case: Case) -> list[tuple[str, int]]:
     """(doc id, 0-based page) in rank order, each once."""
     out: list[tuple[str, int]] = []
     for row in ranked_rows(case):
-        page = _page_of(row)
-        if page is not None and page not in out:
-            out.append(page)
+        for doc, page, _ in places(row):
+            if (doc, page) not in out:
+                out.append((doc, page))
     return out
 
 
@@ -111,15 +126,16 @@ def gold_boxes(case: Case) -> list[tuple[str, int, list[float]]]:
 
 def layout_recall_at(case: Case, k: int) -> float | None:
     gold = gold_boxes(case)
-    total = sum(area(box) for _, _, box in gold)
-    if not gold or total <= 0:
+    if not gold:
         return None
-    rows = [r for r in ranked_rows(case) if r.get("bbox") and _page_of(r) is not None][:k]
+    total = sum(area(box) for _, _, box in gold)
+    if total <= 0:
+        return 0.0   # MMDocIR's recall_layout: 0 when the gold area is 0, and the question kept
+    boxes = [place for row in ranked_rows(case) for place in places(row) if place[2]][:k]
     covered = 0.0
-    for row in rows:
-        doc, page = _page_of(row)
+    for doc, page, bbox in boxes:
         names = {doc_key(doc), doc_key(doc.rsplit("/", 1)[-1])}
-        covered += sum(intersection(row["bbox"], box) for gdoc, gpage, box in gold if gdoc in names and gpage == page)
+        covered += sum(intersection(bbox, box) for gdoc, gpage, box in gold if gdoc in names and gpage == page)
     return covered / total
 
 

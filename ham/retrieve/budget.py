@@ -44,7 +44,9 @@ parent's or a linked section's), so it wins a slot only when it also matches the
 Tables are never merged with running text (as in ``ham.granularity``): a table is a passage of its
 own and keeps its kind, label and image. A passage of several units is a new ``EvidenceUnit`` whose id is its first member's plus
 ``+<n-1>``; ``extra["members"]`` names the units it holds (metrics and the prompt's image
-relations see every member), ``extra["role"]`` says ``section``, ``units``, ``parent`` or ``linked``.
+relations see every member), ``extra["member_pages"]`` each member's page and box (the passage's own
+are its first member's; page and layout metrics read every member's), ``extra["role"]`` says
+``section``, ``units``, ``parent`` or ``linked``.
 """
 from __future__ import annotations
 
@@ -263,6 +265,9 @@ def passage_unit(passage: Passage, units: dict[str, EvidenceUnit], text: str | N
     if text is not None:
         extra |= {"members": [uid for uid in members if units[uid].content in text],
                   "cut": {"shown_chars": len(text), "full_chars": len(joined)}}
+    # where each member lies (the passage itself keeps its first member's page and box): page metrics credit them all
+    extra["member_pages"] = [{"unit_id": uid, "page": units[uid].page, "bbox": units[uid].extra.get("bbox")}
+                             for uid in extra["members"]]
     if len(members) == 1:
         unit = first if text is None else replace(first, content=text, local={**first.local, "next_text": ""})
         return replace(unit, extra={**unit.extra, **extra})

@@ -50,7 +50,8 @@ class Hit:
         (``text``, ``table`` or ``image``), source file, page (1-based, where the source has
         pages), the source's own index and label ("Figure 3"), the position as prompts write it,
         heading path, score, and the text or the image reference, file and caption; the document
-        id, and the unit's box where the source gives one."""
+        id, and the unit's box where the source gives one; a passage assembled under a budget adds its
+        ``members`` and each one's page and box (``member_pages``)."""
         u = self.unit
         row = {"unit_id": u.unit_id, "modality": "table" if u.kind == "table" else u.modality,
                "doc_id": u.doc_id, "source": u.source, "page": None if u.page is None else u.page + 1, "index": u.index,
@@ -64,6 +65,10 @@ class Hit:
             row["bbox"] = list(u.extra["bbox"])
         if len(u.extra.get("members", ())) > 1 or u.extra.get("cut"):   # a passage assembled or cut under a budget
             row["members"] = list(u.extra["members"])                    # (ham.retrieve.budget)
+            if "member_pages" in u.extra:   # each member's page (1-based) and box, in member order
+                row["member_pages"] = [{"unit_id": m["unit_id"], "page": None if m["page"] is None else m["page"] + 1,
+                                        **({"bbox": list(m["bbox"])} if m.get("bbox") else {})}
+                                       for m in u.extra["member_pages"]]
         if u.extra.get("cut"):
             row["cut"] = dict(u.extra["cut"])
         return row

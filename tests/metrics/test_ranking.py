@@ -140,3 +140,59 @@ def test_a_judged_question_with_no_relevant_page_scores_0_as_pytrec_eval_does():
         assert ndcg_at(_case(judged, pages=rows), 5) == pytest.approx(ref[qid]["ndcg_cut_5"])
     assert ref["q2"]["ndcg_cut_5"] == 0.0 and page_recall_at(_case(qrels["q2"], pages=rows), 5) == 0.0
     assert page_recall_at(_case({}, pages=rows), 5) is None
+
+
+def _two_page_section():
+    """A report section whose two text units lie on pages 0 and 1, each with its layout box."""
+    from ham.ingest.builder import Block, TreeBuilder
+    from ham.units import build_units
+
+    b = TreeBuilder("rep", "Report", "rep.pdf", "pdf")
+    b.add(Block("heading", "1. Results", level=1, page=0))
+    b.add(Block("text", "Wind supplied 40 percent of the grid.", page=0, meta={"bbox": [10, 10, 500, 60]}))    # rep:2
+    b.add(Block("text", "Solar grew to 12 GW by the end of the year.", page=1, meta={"bbox": [10, 100, 500, 160]}))  # rep:3
+    b.add(Block("text", "Storage doubled.", page=2, meta={"bbox": [10, 10, 300, 40]}))                       # rep:4
+    return {u.unit_id: u for u in build_units(b.finish())}
+
+
+def test_a_budget_passage_is_credited_with_every_members_page_and_box():
+    """retrieval=budget joins units into one row that keeps its first member's page and box; the
+    gold page and box of its second member were in the prompt and must be credited."""
+    from ham.retrieve.budget import Passage, passage_unit
+    from ham.retrieve.retriever import Hit
+
+    units = _two_page_section()
+    passage = passage_unit(Passage(section="rep:1", role="section", score=1.0, members=["rep:3", "rep:2"]), units)
+    row = Hit(passage, 1.0, 1).to_row()
+    assert (row["unit_id"], row["page"], row["bbox"]) == ("rep:2+1", 1, [10, 10, 500, 60])   # the row as before
+    assert row["member_pages"] == [{"unit_id": "rep:2", "page": 1, "bbox": [10, 10, 500, 60]},
+                                   {"unit_id": "rep:3", "page": 2, "bbox": [10, 100, 500, 160]}]
+    after = Hit(units["rep:4"], 0.5, 2).to_row()
+    gold = [Evidence(doc="rep.pdf", page=1, bbox=[10, 100, 500, 160])]
+    case = _case({"rep#1": 1}, text=[row, after], evidence=gold)
+    # the passage's pages at its place, in member order, each taking the next rank; then the next row's
+    assert ranked_pages(case) == [("rep", 0), ("rep", 1), ("rep", 2)]
+    assert page_recall_at(case, 1) == 0.0 and page_recall_at(case, 3) == 1.0
+    assert ndcg_at(case, 5) == pytest.approx(1 / np.log2(3))
+    assert layout_recall_at(case, 1) == 0.0 and layout_recall_at(case, 5) == pytest.approx(1.0)
+
+
+def test_a_passage_cut_to_the_budget_is_located_by_the_members_it_shows_whole():
+    from ham.retrieve.budget import Passage, passage_unit
+    from ham.retrieve.retriever import Hit
+
+    units = _two_page_section()
+    shown = units["rep:2"].content + "\nSolar grew …"
+    cut = passage_unit(Passage(section="rep:1", role="section", score=1.0, members=["rep:2", "rep:3"]), units, text=shown)
+    row = Hit(cut, 1.0, 1).to_row()
+    assert row["members"] == ["rep:2"] and [m["page"] for m in row["member_pages"]] == [1]
+    case = _case({"rep#1": 1}, text=[row], evidence=[Evidence(doc="rep.pdf", page=1, bbox=[10, 100, 500, 160])])
+    assert ranked_pages(case) == [("rep", 0)] and page_recall_at(case, 5) == 0.0 and layout_recall_at(case, 5) == 0.0
+
+
+def test_layout_recall_of_gold_boxes_without_area_is_0_as_mmdocirs():
+    """MMDocIR's recall_layout returns 0.0 when the gold area is 0 and the mean keeps the question."""
+    flat = [Evidence(doc="rep.pdf", page=0, bbox=[10, 10, 10, 80])]
+    rows = [{"unit_id": "a", "doc_id": "rep", "page": 1, "bbox": [0, 0, 100, 100]}]
+    assert layout_recall_at(_case({}, text=rows, evidence=flat), 5) == 0.0
+    assert layout_recall_at(_case({}, text=rows, evidence=[Evidence(doc="rep.pdf", page=0)]), 5) is None   # no box
