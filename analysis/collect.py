@@ -168,15 +168,13 @@ def summary_disagrees(metrics: dict, rows: list[dict]) -> str | None:
     n = metrics.get("n_questions")
     if isinstance(n, int) and n != len(rows):
         return f"it counts {n} questions, predictions.jsonl holds {len(rows)}"
-    from ham.metrics.registry import AGGREGATIONS
+    from ham.metrics.registry import aggregated
 
     known = registry()
     for name, entry in metrics["metrics"].items():
         if not isinstance(entry, dict) or entry.get("mean") is None or name not in known:
             continue
-        values = [r["metrics"].get(name) for r in rows if isinstance(r.get("metrics"), dict)]
-        values = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        again = AGGREGATIONS[known[name].aggregation](values) if values else None
+        again, _ = aggregated(name, [r["metrics"] for r in rows if isinstance(r.get("metrics"), dict)])
         if again is None or not math.isclose(again, entry["mean"], rel_tol=1e-9, abs_tol=1e-12):
             return f"its {name} mean {entry['mean']} is not the rows' ({again})"
     return None

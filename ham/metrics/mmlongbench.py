@@ -24,9 +24,14 @@ does ham.)
 
 The benchmark first has GPT-4o turn the model's long response into a short answer ("Extracted
 answer: ..."); ham scores the answer text as given, or the text after "Extracted answer:" when the
-generator wrote one (a prompt can ask for that form). F1 (``acc_and_f1``) is a corpus-level
-figure: recall = mean score over answerable references, precision = the same sum over the
-predictions that are not "Not answerable".
+generator wrote one (a prompt can ask for that form).
+
+F1 (``mmlongbench_f1``) is a corpus-level figure: recall = mean score over answerable references,
+precision = the same sum over the predictions that are not "Not answerable" (exactly that string,
+as the benchmark compares its extracted answer; a failed generation is a prediction scoring 0).
+Its per-question value is the question's score with both answerable flags recorded beside it
+(``Scored.detail``); the registry's ``mmlongbench_f1`` aggregation computes the run's F1 from
+them, so metrics.json reports it as this metric's ``mean``.
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ import ast
 import re
 from math import isclose
 
-from ham.metrics.registry import Case, Resources, metric
+from ham.metrics.registry import Case, Resources, Scored, aggregation, metric
 
 NOT_ANSWERABLE = "Not answerable"
 
@@ -133,27 +138,58 @@ def prediction_of(text: str) -> str:
     return text.strip()
 
 
+def f1(rows: list[tuple[float, bool, bool]]) -> float:
+    """The benchmark's F1 (``eval_acc_and_f1``) over (score, reference answerable, prediction
+    answerable): recall = the scores of answerable references summed over their number, precision
+    = that sum over the predictions that are not "Not answerable"; 0 where either count is 0."""
+    answerable = [s for s, ref_ok, _ in rows if ref_ok]
+    predicted = sum(1 for _, _, pred_ok in rows if pred_ok)
+    if not answerable or not predicted:
+        return 0.0
+    recall, precision = sum(answerable) / len(answerable), sum(answerable) / predicted
+    return 2 * recall * precision / (recall + precision) if recall + precision > 0 else 0.0
+
+
 def acc_and_f1(rows: list[tuple[float, str, str]]) -> tuple[float, float]:
     """(accuracy, F1) over (score, reference, prediction) triples, as the benchmark's
     ``eval_acc_and_f1``."""
     if not rows:
         return 0.0, 0.0
     acc = sum(s for s, _, _ in rows) / len(rows)
-    answerable = [s for s, ref, _ in rows if ref != NOT_ANSWERABLE]
-    predicted = [p for _, _, p in rows if p != NOT_ANSWERABLE]
-    if not answerable or not predicted:
-        return acc, 0.0
-    recall, precision = sum(answerable) / len(answerable), sum(answerable) / len(predicted)
-    return acc, (2 * recall * precision / (recall + precision) if recall + precision > 0 else 0.0)
+    return acc, f1([(s, ref != NOT_ANSWERABLE, pred != NOT_ANSWERABLE) for s, ref, pred in rows])
 
 
-@metric("mmlongbench_score", family="generation", label="MMLB-Acc",
-        description="MMLongBench-Doc's rule-based answer score by answer format (mean: its accuracy)")
-def mmlongbench_score(case: Case, res: Resources) -> float | None:
+def _scored(case: Case) -> tuple[float, str] | None:
+    """(score, prediction) of an MMLongBench question (a failed generation: 0 and ""), else None."""
     q = case.question
     fmt = q.meta.get("answer_format") if isinstance(q.meta, dict) else None
     if fmt is None or q.reference_answer is None:
         return None
     if case.answer is None:
-        return 0.0
-    return score(q.reference_answer, prediction_of(case.answer.text), fmt)
+        return 0.0, ""
+    prediction = prediction_of(case.answer.text)
+    return score(q.reference_answer, prediction, fmt), prediction
+
+
+@metric("mmlongbench_score", family="generation", label="MMLB-Acc",
+        description="MMLongBench-Doc's rule-based answer score by answer format (mean: its accuracy)")
+def mmlongbench_score(case: Case, res: Resources) -> float | None:
+    got = _scored(case)
+    return None if got is None else got[0]
+
+
+@aggregation("mmlongbench_f1")
+def _f1_of_run(values: list[float], details: list[dict]) -> float:
+    return f1([(v, d["reference_answerable"], d["prediction_answerable"]) for v, d in zip(values, details)])
+
+
+@metric("mmlongbench_f1", family="generation", label="MMLB-F1", aggregation="mmlongbench_f1",
+        description="MMLongBench-Doc's F1 over the run (its eval_acc_and_f1; per question: the score, "
+                    "and whether reference and prediction are answerable)")
+def mmlongbench_f1(case: Case, res: Resources) -> Scored | None:
+    got = _scored(case)
+    if got is None:
+        return None
+    value, prediction = got
+    return Scored(value, {"reference_answerable": case.question.reference_answer != NOT_ANSWERABLE,
+                          "prediction_answerable": prediction != NOT_ANSWERABLE})

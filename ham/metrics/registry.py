@@ -127,9 +127,37 @@ def _median(values: list[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-AGGREGATIONS: dict[str, Callable[[list[float]], float]] = {"mean": _mean, "median": _median}
+# name -> fn(values, details): the run's figure from the values of the questions where the metric is
+# defined and, for each, its per-question record (``Scored.detail``; {} without one). A corpus-level
+# figure such as MMLongBench-Doc's F1 is not a mean of per-question values: it registers its own
+# (``aggregation``) and reads what it needs from the records.
+AGGREGATIONS: dict[str, Callable[[list[float], list[dict]], float]] = {
+    "mean": lambda values, details: _mean(values), "median": lambda values, details: _median(values)}
 _REGISTRY: dict[str, Metric] = {}
 _loaded = False
+
+
+def aggregation(name: str) -> Callable:
+    """Register the decorated ``fn(values, details) -> float`` as aggregation ``name`` (a metric
+    names it in ``aggregation``; register it before the metric)."""
+    def register(fn: Callable) -> Callable:
+        if name in AGGREGATIONS:
+            raise ValueError(f"aggregation {name!r} registered twice")
+        AGGREGATIONS[name] = fn
+        return fn
+    return register
+
+
+def aggregated(name: str, per_question: list[dict]) -> tuple[float | None, list[float]]:
+    """Metric ``name``'s aggregate over the per-question score dicts where it has a value (None when
+    none has), and those values: what ``metrics.json`` records and ham-analyze checks it against."""
+    kept = [q for q in per_question if isinstance(q.get(name), (int, float))]
+    values = [q[name] for q in kept]
+    details = [(q.get("judge") or {}).get(name) or {} for q in kept]
+    value = AGGREGATIONS[registry()[name].aggregation](values, details) if values else None
+    if value is not None and math.isnan(value):
+        raise ValueError(f"metric {name} produced NaN")
+    return value, values
 
 
 def metric(name: str, **spec) -> Callable:
@@ -184,7 +212,7 @@ def ordered(names: list[str]) -> list[Metric]:
 
 def aggregate(per_question: list[dict], names: list[str], not_computed: dict[str, str] | None = None,
               failed: dict[str, int] | None = None) -> dict[str, dict]:
-    """Each metric's aggregate and n over the questions where it is defined, its 95% CI (the
+    """Each metric's aggregate (``aggregated``) and n over the questions where it is defined, its 95% CI (the
     paper's x̄ ± 1.96 s/√n, for means), and how many questions failed to be scored (``failed``,
     e.g. judge failures). Metrics in ``not_computed``
     (name -> reason) get ``mean`` None, ``computed`` False and the reason."""
@@ -197,10 +225,7 @@ def aggregate(per_question: list[dict], names: list[str], not_computed: dict[str
         if name in not_computed:
             out[name] = {"mean": None, "n": 0, "computed": False, "reason": not_computed[name], **entry}
             continue
-        values = [q[name] for q in per_question if q.get(name) is not None]
-        value = AGGREGATIONS[spec.aggregation](values) if values else None
-        if value is not None and math.isnan(value):
-            raise ValueError(f"metric {name} produced NaN")
+        value, values = aggregated(name, per_question)
         out[name] = {"mean": value, "n": len(values), "computed": True, "n_failed": failed.get(name, 0), **entry}
         if spec.aggregation == "mean":
             ci = normal_ci(values)

@@ -55,3 +55,62 @@ def test_accuracy_and_f1_as_the_benchmark_counts_them():
     acc, f1 = acc_and_f1(rows)
     recall, precision = 1.5 / 3, 1.5 / 2
     assert acc == pytest.approx(2.5 / 4) and f1 == pytest.approx(2 * recall * precision / (recall + precision))
+
+
+def official_acc_and_f1(samples):
+    """MMLongBench-Doc eval/eval_score.py's ``eval_acc_and_f1``, as its repository writes it."""
+    evaluated_samples = [sample for sample in samples if "score" in sample]
+    if not evaluated_samples:
+        return 0.0, 0.0
+    acc = sum([sample["score"] for sample in evaluated_samples]) / len(evaluated_samples)
+    try:
+        recall = sum([sample["score"] for sample in evaluated_samples if sample["answer"] != "Not answerable"]) / len(
+            [sample for sample in evaluated_samples if sample["answer"] != "Not answerable"])
+        precision = sum([sample["score"] for sample in evaluated_samples if sample["answer"] != "Not answerable"]) / len(
+            [sample for sample in evaluated_samples if sample["pred"] != "Not answerable"])
+        f1 = 2 * recall * precision / (recall + precision) if (recall + precision) > 0.0 else 0.0
+    except ZeroDivisionError:
+        f1 = 0.0
+    return acc, f1
+
+
+SAMPLES = [   # (reference, answer format, the generator's reply or None for a failed generation)
+    ("12 GW", "Str", "Extracted answer: 12 GW"), ("7", "Int", "Not answerable"),
+    ("Not answerable", "None", "Not answerable"), ("blue whale", "Str", "blue whales"),
+    ("Not answerable", "None", "42"), ("0.35", "Float", None), ("['a', 'b']", "List", "['b', 'a']"),
+]
+
+
+def _run(samples):
+    from ham.metrics.evaluator import Evaluator
+
+    evaluator = Evaluator(["mmlongbench_score", "mmlongbench_f1"])
+    rows = []
+    for i, (ref, fmt, reply) in enumerate(samples):
+        case = _case(reply, fmt, ref)
+        rows.append({"id": str(i), "metrics": evaluator(case.question, [], [], case.answer)})
+    return rows, evaluator.summary(rows)
+
+
+@pytest.mark.parametrize("samples", [SAMPLES, SAMPLES[:2], [s for s in SAMPLES if s[0] == "Not answerable"],
+                                     [("7", "Int", "Not answerable"), ("8", "Int", "Not answerable")]])
+def test_the_runs_f1_is_the_benchmarks_eval_acc_and_f1(samples):
+    """metrics.json reports MMLongBench-Doc's F1 (a corpus-level figure, not a mean) beside its
+    accuracy, as its eval_acc_and_f1 computes both; ham-analyze recomputes it from the rows alike."""
+    from ham_analysis.collect import summary_disagrees
+
+    rows, summary = _run(samples)
+    official = official_acc_and_f1([
+        {"score": score(ref, prediction_of(reply), fmt) if reply is not None else 0.0, "answer": ref,
+         "pred": prediction_of(reply) if reply is not None else ""} for ref, fmt, reply in samples])
+    got = summary["metrics"]
+    assert got["mmlongbench_score"]["mean"] == pytest.approx(official[0])
+    assert got["mmlongbench_f1"]["mean"] == pytest.approx(official[1])
+    assert got["mmlongbench_f1"]["n"] == len(samples) and "ci95" not in got["mmlongbench_f1"]
+    assert summary_disagrees(summary, rows) is None
+
+
+def test_the_f1_fixture_discriminates_f1_from_accuracy():
+    _, summary = _run(SAMPLES)
+    acc, f1 = summary["metrics"]["mmlongbench_score"]["mean"], summary["metrics"]["mmlongbench_f1"]["mean"]
+    assert 0 < f1 < 1 and abs(f1 - acc) > 0.01
