@@ -15,7 +15,10 @@ samples from 0, in file order), ``reference_answer`` and ``answer_short`` the an
 ``kinds`` the evidence sources normalised as MMDocIR's labels (``ham.datasets.mmdocir.normalise_type``:
 the two benchmarks share them), ``meta``: doc_id, doc_type, answer_format, evidence_pages
 (0-based), evidence_sources (raw), ``page_qrels`` (each evidence page as a gold page key, grade 1),
-unanswerable, multi_page, index (the sample's position in the file).
+unanswerable, multi_page (the benchmark's cross-page split, as its ``eval_score.py`` counts it:
+``len(evidence_pages) != 1`` and the answer not "Not answerable", so an answerable sample listing no
+page is cross-page and a page listed twice is two; None where evidence_pages did not parse), index
+(the sample's position in the file).
 
 Problems (each with the file and the sample's position): a sample that is not an object, or has
 no question or doc_id (skipped); an unknown answer_format, evidence_pages that do not parse as a
@@ -73,6 +76,11 @@ def iter_mmlongbench(path: str | Path, problems: list[str]) -> Iterator[Question
         if fmt not in FORMATS:
             problems.append(f"{where}: answer_format {fmt!r} is not one of {', '.join(FORMATS)} (scored as a list)")
         pages = _pages(sample.get("evidence_pages"))
+        # MMLongBench-Doc's cross-page split (eval_score.py's show_results): not one evidence page
+        # (duplicates counted, none included) and answerable; unknown where the pages did not parse
+        answer = sample.get("answer")
+        answer = None if answer is None else str(answer)
+        multi_page = None if pages is None else len(pages) != 1 and answer != "Not answerable"
         if pages is None:
             problems.append(f"{where}: evidence_pages {sample.get('evidence_pages')!r} is not a list of page "
                             "numbers >= 1 (no gold pages)")
@@ -81,12 +89,10 @@ def iter_mmlongbench(path: str | Path, problems: list[str]) -> Iterator[Question
         stem = doc[:-4] if doc.lower().endswith(".pdf") else doc
         number = per_doc.get(stem, 0)
         per_doc[stem] = number + 1
-        answer = sample.get("answer")
-        answer = None if answer is None else str(answer)
         meta = {"doc_id": doc, "doc_type": sample.get("doc_type"), "answer_format": fmt, "evidence_pages": pages,
                 "evidence_sources": sample.get("evidence_sources"),
                 "page_qrels": {gold_page_key(doc, p): 1 for p in pages},
-                "unanswerable": answer == "Not answerable", "multi_page": len(set(pages)) > 1, "index": n}
+                "unanswerable": answer == "Not answerable", "multi_page": multi_page, "index": n}
         yield Question(id=f"{stem}#{number}", question=str(sample["question"]).strip(), reference_answer=answer,
                        answer_short=answer, kinds=kinds, meta=meta)
 

@@ -115,6 +115,20 @@ def test_mmlongbench_samples_as_its_repository_ships_them():
     assert "sample 6: answer_format 'Integer'" in problems[2]
 
 
+def test_mmlongbench_multi_page_is_the_benchmarks_cross_page_split(tmp_path):
+    """eval_score.py's show_results: cross-page = len(evidence_pages) != 1 and answer != "Not answerable"."""
+    def sample(pages, answer="7"):
+        return {"doc_id": "d.pdf", "question": "?", "answer": answer, "evidence_pages": pages,
+                "evidence_sources": "['Table']", "answer_format": "Int"}
+    cases = [("[2]", "7", False), ("[1, 3]", "7", True), ("[3, 3]", "7", True), ("[]", "7", True),
+             ("[]", "Not answerable", False), ("[1, 2]", "Not answerable", False), ("page two", "7", None)]
+    path = tmp_path / "samples.json"
+    path.write_text(json.dumps([sample(pages, answer) for pages, answer, _ in cases]))
+    questions, _ = MmlongbenchReader().read(path)
+    official = [len(json.loads(p)) != 1 and a != "Not answerable" if p.startswith("[") else None for p, a, _ in cases]
+    assert [q.meta["multi_page"] for q in questions] == [want for _, _, want in cases] == official
+
+
 def test_mmlongbench_jsonl_and_parquet_copies_read_alike(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
