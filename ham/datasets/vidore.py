@@ -2,24 +2,29 @@
 parquet shards; the layout and column spellings are in ``ham.ingest.vidore``).
 
 Each query becomes a ``Question``: id ``query_id`` as a string, its text, ``reference_answer``
-v3's ``answer`` where there is one, ``kinds`` v3's ``query_types`` (lower-cased), and
-``meta["page_qrels"]``: gold page key (``ham.datasets.pages.gold_page_key`` of the page
-``ham.ingest.vidore.page_names`` gives the corpus row) -> the qrels score, 0 included (a judged,
-not relevant page). ``meta`` also keeps ``language`` (lower-cased) and the raw qrels by corpus id.
+v3's ``answer`` (or ``gold_answer``, as some v3 sets name it) where there is one, ``kinds`` v3's
+``query_types`` (lower-cased), and ``meta["page_qrels"]``: gold page key
+(``ham.datasets.pages.gold_page_key`` of the page ``ham.ingest.vidore.page_names`` gives the corpus
+row) -> the qrels score, 0 included (a judged, not relevant page). ``meta`` also keeps ``language``
+(lower-cased) and the raw qrels by corpus id.
 
-Languages: v3 ships each query once per language (english, french, spanish, german, italian,
-portuguese), each row with its own query id and qrels. Read as they are, one mean would mix six
-translations of every question and its n (and CI) would count each question six times. So where
-the queries have a ``language`` column, only the rows of ``language`` are kept (the reader's
-setting ``dataset.reader.language``, default ``english``); ``all`` keeps every row and says so.
-Either way the per-language counts of the set are reported as a problem line (a note on the run's
-questions), and the qrels of the rows left out are left out with them, unreported. A set without
-a ``language`` column (v1, v2) is read whole, and so is a row without a language.
+Languages: v2 and v3 ship each query once per language (v2: english, french, spanish, german, as
+MTEB's Vidore2 loaders filter them; v3: english, french, spanish, german, italian, portuguese),
+each row with its language. Read as they are, one mean would mix the translations of every question
+and its n (and CI) would count each question once per language. So where the queries have a
+``language`` column, only the rows of ``language`` are kept (the reader's setting
+``dataset.reader.language``, default ``english``); ``all`` keeps every row and says so. The
+language is read before the query id is checked for repeats, so a translation sharing its query's
+id is left out with its language, not reported as a repeat, and never kept in place of the wanted
+row. Either way the per-language counts of the set are reported as a problem line (a note on the
+run's questions), and the qrels of the rows left out are left out with them, unreported. A set
+without a ``language`` column (v1) is read whole, and so is a row without a language.
 
 Problems (each naming the file): a folder without ``queries/`` or ``qrels/`` shards; a query
 without text (skipped); a qrels row naming a query or corpus id that does not exist (left out);
-a query without any qrels row (kept: nDCG is undefined for it and says so by its n); which
-languages were kept (above).
+a query without any qrels row (kept: nDCG is undefined for it and says so by its n); a queries
+shard without an ``answer`` or ``gold_answer`` column (v1, v2: no reference answers, so answer
+metrics are undefined); which languages were kept (above).
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from ham.ingest import vidore
 from ham.settings import Doc
 
 ALL = "all"   # language: every row kept
+ANSWERS = {"answer", "gold_answer"}   # v3's reference answer, under either name
 
 
 def _shards(folder: Path, name: str) -> list[Path]:
@@ -62,41 +68,48 @@ def iter_vidore(folder: str | Path, problems: list[str], language: str = "englis
                 problems.append(f"{shard}: row {n}: corpus id {cid} is not in the corpus (judgment left out)")
                 continue
             judged[str(row[qcol])][cid] = int(row["score"])
-    seen: set[str] = set()
-    languages: Counter = Counter()   # rows read (with text, once per id) per language
+    seen: set[str] = set()   # ids kept
+    read: set[str] = set()   # ids of every query with text, whatever its language
+    languages: Counter = Counter()   # rows read per language (with text, once per id and language)
+    counted: set[tuple[str, str]] = set()
     for shard in queries:
         cols = vidore.schema_names(shard) or set()
         qcol = vidore.column(cols, vidore.QUERY_ID)
         if qcol is None or "query" not in cols:
             problems.append(f"{shard}: not a queries shard (needs query-id and query)")
             continue
-        for n, row in enumerate(vidore.iter_rows(shard, [qcol, "query", "answer", "language", "query_types"])):
+        if not ANSWERS & cols:
+            problems.append(f"{shard}: no answer column ({' or '.join(sorted(ANSWERS))}): its queries have no "
+                            "reference answer (answer metrics undefined)")
+        for n, row in enumerate(vidore.iter_rows(shard, [qcol, "query", *sorted(ANSWERS), "language", "query_types"])):
             qid = str(row[qcol])
             text = str(row.get("query") or "").strip()
             if not text:
                 problems.append(f"{shard}: row {n}: query {qid} has no text (skipped)")
                 continue
+            read.add(qid)
+            lang = row.get("language")
+            if lang is not None:   # before the id check: a translation may share its query's id (v2)
+                lang = str(lang).strip().lower()
+                languages[lang] += (qid, lang) not in counted
+                counted.add((qid, lang))
+                if wanted != ALL and lang != wanted:
+                    continue
             if qid in seen:
                 problems.append(f"{shard}: row {n}: query id {qid} repeats (skipped)")
                 continue
             seen.add(qid)
-            lang = row.get("language")
-            if lang is not None:
-                lang = str(lang).strip().lower()
-                languages[lang] += 1
-                if wanted != ALL and lang != wanted:
-                    continue
             qrels_by_corpus = judged.get(qid, {})
             if not qrels_by_corpus:
                 problems.append(f"{shard}: row {n}: query {qid} has no qrels row (kept; its nDCG is undefined)")
             page_qrels = {gold_page_key(*names[cid]): score for cid, score in qrels_by_corpus.items()}
             kinds = [str(k).lower() for k in (row.get("query_types") or [])]
-            answer = row.get("answer")
+            answer = row.get("answer") or row.get("gold_answer")
             yield Question(id=qid, question=text, reference_answer=str(answer) if answer else None, kinds=kinds,
                            meta={"page_qrels": page_qrels, "qrels": qrels_by_corpus, "language": lang})
     if languages:
         problems.append(language_note(folder, languages, wanted))
-    unknown = sorted(set(judged) - seen)
+    unknown = sorted(set(judged) - read)
     if unknown:
         problems.append(f"{folder}: qrels name {len(unknown)} query id(s) no query has (e.g. {unknown[0]}); left out")
 
@@ -119,7 +132,7 @@ class VidoreReader:
     format = "vidore"
 
     def __init__(self, language: Annotated[str, Doc("the queries kept where the set has a language column "
-                                                    "(v3 ships each query in six): one language, or all "
+                                                    "(v2 ships each query in four, v3 in six): one language, or all "
                                                     "(each translation a question of its own)")] = "english") -> None:
         self.language = language
 

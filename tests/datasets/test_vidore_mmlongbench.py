@@ -65,6 +65,43 @@ def test_vidore_keeps_one_language_of_a_translated_set_and_says_what_it_left_out
     assert none == [] and "0 german queries kept of 4" in problems[0]
 
 
+def _set_with_queries(root: Path, queries: list[dict], qrels: list[tuple[int, int]]) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for name, rows in (("corpus", pq.read_table(next((V3 / "corpus").glob("*.parquet"))).to_pylist()),
+                       ("queries", queries), ("qrels", [{"query-id": q, "corpus-id": c, "score": 1} for q, c in qrels])):
+        (root / name).mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist(rows), root / name / "test-00000-of-00001.parquet")
+    return root
+
+
+def test_vidore_v2_translations_sharing_a_query_id_keep_the_wanted_language(tmp_path):
+    """v2 ships a language column too (MTEB's Vidore2 loaders filter by it); a translation that
+    shares its query's id is left out by language, not kept in place of the english row."""
+    root = _set_with_queries(tmp_path / "v2", [
+        {"query-id": 0, "query": "Quelle part vient du vent ?", "language": "french"},
+        {"query-id": 0, "query": "What share came from wind?", "language": "english"},
+        {"query-id": 1, "query": "How large is solar?", "language": "english"},
+        {"query-id": 1, "query": "How large is solar, again?", "language": "english"}], [(0, 0), (1, 1)])
+    questions, problems = VidoreReader().read(root)
+    assert [(q.id, q.question) for q in questions] == [("0", "What share came from wind?"), ("1", "How large is solar?")]
+    repeats = [p for p in problems if "repeats" in p]
+    assert len(repeats) == 1 and "row 3: query id 1 repeats" in repeats[0]     # a true repeat is still reported
+    assert f"{root}: 2 english queries kept of 3 by language: english 2, french 1 " \
+           "(dataset.reader.language=all keeps every row)" in problems
+    assert not any("no query has" in p for p in problems)
+
+
+def test_vidore_v3_reference_answers_from_a_gold_answer_column(tmp_path):
+    root = _set_with_queries(tmp_path / "v3", [
+        {"query_id": 0, "query": "What share came from wind?", "language": "english", "gold_answer": "40%"},
+        {"query_id": 1, "query": "How large is solar?", "language": "english", "gold_answer": "12 GW"}], [(0, 0), (1, 1)])
+    questions, problems = VidoreReader().read(root)
+    assert [q.reference_answer for q in questions] == ["40%", "12 GW"]
+    assert not any("no answer column" in p for p in problems)
+
+
 def test_ham_questions_counts_a_vidore_set_by_language(tmp_path, capsys):
     root = _translated_set(tmp_path / "set")
     assert questions_main([str(root), "--format", "vidore"]) == 0
@@ -88,7 +125,8 @@ def test_the_vidore_language_enters_the_run_id():
 
 def test_vidore_v2_hyphenated_columns_each_row_its_own_page():
     questions, problems = VidoreReader().read(V2)
-    assert problems == []
+    assert problems == [f"{next((V2 / 'queries').glob('*.parquet'))}: no answer column (answer or gold_answer): "
+                        "its queries have no reference answer (answer metrics undefined)"]
     assert [(q.id, page_gold(q)) for q in questions] == [("0", {"corpus-2#0": 1}), ("1", {"corpus-0#0": 1})]
 
 
