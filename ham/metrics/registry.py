@@ -39,8 +39,11 @@ from ham.datasets.questions import Question
 # 2 (2026-12-07): gold-text recall on the question's gold pages; entity recall undefined for
 # single-hop questions; Average Score fails where a judged part failed; faithfulness undefined
 # without a context; page ranking metrics 10 deep; all-zero qrels score 0; MMDocRAG images by unit.
+# 3 (2026-12-08): page and layout metrics credit every member of a budget passage (each member's page
+# and box); layout recall 0, not undefined, when the gold boxes have no area (MMDocIR's recall_layout);
+# MMLongBench-Doc's F1 (mmlongbench_f1).
 # 1: before it was recorded.
-METRICS_VERSION = "2"
+METRICS_VERSION = "3"
 from ham.answer import InterleavedAnswer, parse_reference
 from ham.metrics.confidence import normal_ci
 
