@@ -7,7 +7,8 @@ holds a config beside one of the others is taken for a run. A folder that cannot
 ``predictions.jsonl``: a resumed launch that died before writing its summary; an unreadable file)
 is reported with the file and the problem and skipped; a malformed line of ``predictions.jsonl`` is reported with its line number and
 skipped (``ham.run.predictions``); the rest goes on. Runs whose corpora were read under different ingest
-versions (``run.json``'s ``ingest_version``) are reported too: kept, but not comparable.
+versions (``run.json``'s ``ingest_version``) or scored under different metrics versions are reported
+too: kept, their cells marked and never bold (``analysis/versions.py``).
 
 Cells. Runs with the same run id are one run (the copy with more questions, then the newer, is
 kept). Every other difference is its own row: the axes are derived from the runs given, not
@@ -50,6 +51,8 @@ from ham.cache import key_of
 from ham.metrics.registry import registry
 from ham.run.identity import classify, flatten
 from ham.run.predictions import read
+
+from .versions import Split, splits, version_problems
 
 RUN_FILES = ("config.yaml", "metrics.json", "predictions.jsonl")
 CHOICE_AXES = ("dataset", "method", "generator", "text_repr", "image_repr", "retrieval", "encoder")
@@ -251,9 +254,11 @@ class Collection:
     runs: list[Run]
     problems: list[str]
     varying_axes: list[str] = field(default_factory=list)
+    versions: list[Split] = field(default_factory=list)   # kinds of version that differ (analysis/versions.py)
 
     def __post_init__(self) -> None:
         self.varying_axes = derive_axes(self.runs)
+        self.versions = splits(self.runs)
         self.runs.sort(key=lambda r: (r.dataset, self.label(r), r.run_id))   # tables and pages in variant order
         cells: dict[tuple[str, str], list[Run]] = {}
         for run in self.runs:
@@ -282,6 +287,11 @@ class Collection:
                 parts.append(f"{tail if tails.count(tail) == 1 else a}={value}")
         return "+".join(parts)
 
+    def name(self, run_id: str) -> str:
+        """A run as a table note names it: its variant and dataset."""
+        run = next(r for r in self.runs if r.run_id == run_id)
+        return f"{self.label(run)} on {run.dataset}"
+
 
 def collect(paths: list[str | Path]) -> Collection:
     problems: list[str] = []
@@ -292,41 +302,14 @@ def collect(paths: list[str | Path]) -> Collection:
         except RunError as exc:
             problems.append(f"{exc} (run skipped)")
     runs = _one_copy_per_run(runs, problems)
-    _mixed_ingest(runs, problems)
-    _old_metrics(runs, problems)
+    version_problems(runs, problems)
     return Collection(runs, problems)
 
 
-def _old_metrics(runs: list[Run], problems: list[str]) -> None:
-    """Runs scored under another version of the metrics' code (``metrics.json``'s
-    ``metrics_version``; ``ham.metrics.registry.METRICS_VERSION``) than this one: their means may
-    differ from what the same rows score now, and the run id does not show it. Said, naming them."""
-    from ham.metrics.registry import METRICS_VERSION
-
-    old: dict[str, list[str]] = {}
-    for run in runs:
-        version = str(run.metrics.get("metrics_version") or "1")
-        if version != METRICS_VERSION:
-            old.setdefault(version, []).append(run.run_id)
-    if old:
-        listed = "; ".join(f"version {v}: {', '.join(ids)}" for v, ids in sorted(old.items()))
-        problems.append(f"runs scored under an older version of the metrics than this code's ({METRICS_VERSION}) "
-                        f"({listed}): a metric's definition changed since (ham/metrics/registry.py says what), so "
-                        "their numbers are not comparable with newer runs'; relaunch them (the same command): a relaunch "
-                        "scores every row again, replaying its recorded reply where the prompt is the same")
-
-
-def _mixed_ingest(runs: list[Run], problems: list[str]) -> None:
-    """Runs whose corpora were read under different ingest versions (``run.json``) sit in one table
-    but retrieved from different readings of the documents: said, naming each version's runs."""
-    by_version: dict[str, list[str]] = {}
-    for run in runs:
-        by_version.setdefault(run.ingest_version or "unrecorded", []).append(run.run_id)
-    if len(by_version) > 1:
-        listed = "; ".join(f"version {v}: {', '.join(ids)}" for v, ids in sorted(by_version.items()))
-        problems.append(f"runs read their corpora under different ingest versions ({listed}): their retrieval is "
-                        "not comparable; relaunch the older runs' configs, which reads the corpus again and answers "
-                        "again the questions whose index changed")
+def skipped(problem: str) -> bool:
+    """Whether a problem left something out (a run, a line, a copy of a run), rather than warning
+    about something kept; every such problem ends so."""
+    return problem.endswith("skipped)")
 
 
 def _one_copy_per_run(runs: list[Run], problems: list[str]) -> list[Run]:
@@ -339,7 +322,7 @@ def _one_copy_per_run(runs: list[Run], problems: list[str]) -> list[Run]:
         kept.append(group[0])
         for other in group[1:]:
             problems.append(f"{other.path}: another copy of run {group[0].run_id} ({other.n_questions} vs "
-                            f"{group[0].n_questions} questions); {group[0].path} is used")
+                            f"{group[0].n_questions} questions); {group[0].path} is used (copy skipped)")
     return sorted(kept, key=lambda r: (r.dataset, r.run_id))
 
 

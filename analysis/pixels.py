@@ -32,6 +32,7 @@ from ham.report.figure import save
 from .collect import Collection, Run
 from .table_format import Column, Table
 from .tables import per_question
+from .versions import add_notes, mark_cells
 
 QUALITY = ("ndcg_5", "ndcg_10", "page_recall_1", "page_recall_5", "page_evidence_recall")
 
@@ -85,15 +86,19 @@ def pixels_table(collection: Collection) -> Table | None:
     for col in cols[:len(QUALITY)]:
         col.header = registry()[col.key].title
     table = Table("structure_vs_pixels", "Structure against pixels: page retrieval quality (x̄ ± 1.96 s/√n (n)) "
-                  "against index bytes and query latency", ["dataset", "variant"], cols)
+                  "against index bytes and query latency", ["dataset", "variant"], cols,
+                  bold_within="dataset")   # one dataset's bytes and latency are not another's
     for run in runs:
         values = {m: _ci_text(per_question(run, m).values())[1] for m in QUALITY}
         values["bytes"], values["per_page"] = index_cost(run)
         values["p50"], values["p95"] = latency_ms(run)
+        mark_cells(collection.versions, values, [c.key for c in cols], [run])
         table.rows.append(([run.dataset, collection.label(run)], values))
     table.notes.append("Index bytes: resident for a query (unit indexes for pages=none, the page index for "
                        "mode=pages, both for mode=both; analysis/pixels.py). Latency: one question's retrieval "
-                       "as the run measured it; the first question also loads the models.")
+                       "as the run measured it; the first question also loads the models. Bold: the least per "
+                       "dataset.")
+    add_notes(collection.versions, table, collection.name)
     return table
 
 

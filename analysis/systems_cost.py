@@ -9,7 +9,8 @@ indexes and divided by the documents indexed (the benchmark's per-document denom
 indexes served from the cache count with the cost recorded when they were built. Communities:
 ``—`` for systems that build none. Answering: LLM calls, tokens and seconds per question (the
 system's own calls: keyword extraction, reranking, answer; a ham cell: its generator's tokens),
-and the failures by reason. Mapped: the share of retrieved context items mapped to units.
+and the failures by reason. Mapped: the share of retrieved context items mapped to units. A row
+per run, headed by its variant, and by its dataset too when the runs span several.
 """
 from __future__ import annotations
 
@@ -62,15 +63,17 @@ def cost_table(collection: Collection) -> Table | None:
     runs = topology_runs(collection)
     if not any(system_cost(r.metrics) for r in runs):
         return None
+    several = len({r.dataset for r in runs}) > 1   # else two datasets' rows of one variant read alike
     table = Table("cost", "Indexing and answering cost (TopoGraphRAG-Bench Appendix A): per document indexed "
                   "and per question; context mapped = share of retrieved items mapped to ham units",
-                  ["variant", "documents", "failures"], [Column(k, h, best=None) for k, h in COLUMNS])
+                  (["dataset"] if several else []) + ["variant", "documents", "failures"],
+                  [Column(k, h, best=None) for k, h in COLUMNS])
     for run in runs:
         row = system_cost(run.metrics) or ham_cost(run.metrics, run.n_questions)
         failures = dict(row.get("index_failures", {}))
         for reason, n in (row.get("failures") or {}).items():
             failures[reason] = failures.get(reason, 0) + n
-        table.rows.append(([collection.label(run), str(row.get("documents") or "—"),
+        table.rows.append(([run.dataset] * several + [collection.label(run), str(row.get("documents") or "—"),
                             ", ".join(f"{k}: {v}" for k, v in sorted(failures.items())) or "none"],
                            {k: row.get(k) for k, _ in COLUMNS}))
     table.notes.append("ham cells: no graph is built; s/q is the run's wall time per question, tokens its generator's")

@@ -1,8 +1,11 @@
 """A small table model rendered as Markdown and LaTeX (booktabs), best value per column in bold.
 
 A ``Column`` whose ``best`` is ``"max"`` or ``"min"`` bolds the best numeric value of that column
-(every tied value) when at least two rows have one. Missing values print as ``–``. A cell's mark
-(``values["<key>:mark"]``, e.g. ``†``) is printed after the number; notes explain the marks. A
+(every tied value) when at least two rows have one; ``Table.bold_within`` names a row header
+(``dataset``) whose rows are compared only among themselves, and ``values["<key>:group"]`` puts a
+cell in a comparison group of its own (M Avg.s missing the same parts). Missing values print as
+``–``. A cell's mark (``values["<key>:mark"]``, e.g. ``†``) is printed after the number; notes
+explain the marks. A
 value flagged ``values["<key>:incomparable"]`` (a mean over other parts or questions than the
 column's others) is never bold and never takes the best from the others.
 """
@@ -15,7 +18,8 @@ from pathlib import Path
 MISSING = "–"
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "†": r"\dag{}", "–": "--", "−": r"$-$", "±": r"$\pm$", "√": r"$\surd$", "×": r"$\times$"}
+                  "†": r"\dag{}", "‡": r"\ddag{}", "§": r"\S{}", "¶": r"\P{}", "‖": r"$\|$",
+                  "→": r"$\rightarrow$", "·": r"$\cdot$", "—": "---", "–": "--", "−": r"$-$", "±": r"$\pm$", "√": r"$\surd$", "×": r"$\times$"}
 _XBAR = "x\u0304"   # x̄: x with a combining macron
 
 
@@ -45,21 +49,33 @@ class Table:
     columns: list[Column]
     rows: list[tuple[list[str], dict]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    bold_within: str | None = None             # a row header (e.g. "dataset"): best per value of it
 
-    def _numbers(self, key: str) -> list[float]:
-        return [v[key] for _, v in self.rows
-                if isinstance(v.get(key), (int, float)) and not isinstance(v.get(key), bool)
-                and not math.isnan(v[key]) and not v.get(f"{key}:incomparable")]
+    def _group(self, labels: list[str], values: dict, key: str) -> tuple:
+        """The cells a cell's value is compared with: those of rows with the same ``bold_within``
+        label and the same ``values["<key>:group"]``."""
+        within = labels[self.row_header.index(self.bold_within)] if self.bold_within else None
+        return within, values.get(f"{key}:group")
 
-    def best(self, col: Column) -> float | None:
-        numbers = self._numbers(col.key)
-        if col.best is None or len(numbers) < 2:
-            return None
-        return max(numbers) if col.best == "max" else min(numbers)
+    def best(self, col: Column, group: tuple = (None, None)) -> float | None:
+        """The best value of a comparison group (``_group``), None where fewer than two rows have one."""
+        return self._bests(col).get(group)
+
+    def _bests(self, col: Column) -> dict[tuple, float]:
+        """Comparison group -> its best value, for groups where at least two rows have a number."""
+        numbers: dict[tuple, list[float]] = {}
+        for labels, v in self.rows:
+            x = v.get(col.key)
+            if (isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
+                    and not v.get(f"{col.key}:incomparable")):
+                numbers.setdefault(self._group(labels, v, col.key), []).append(x)
+        if col.best is None:
+            return {}
+        return {g: (max(xs) if col.best == "max" else min(xs)) for g, xs in numbers.items() if len(xs) >= 2}
 
     def cells(self) -> list[tuple[list[str], list[tuple[str, bool]]]]:
         """Each row's label cells and (text, is_best) per column."""
-        best = {c.key: self.best(c) for c in self.columns}
+        best = {c.key: self._bests(c) for c in self.columns}
         out = []
         for labels, values in self.rows:
             row = []
@@ -70,8 +86,9 @@ class Table:
                     continue
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     text = f"{v:.{c.digits}f}" if isinstance(v, float) else str(v)
-                    is_best = (best[c.key] is not None and not values.get(f"{c.key}:incomparable")
-                               and round(v, c.digits) == round(best[c.key], c.digits))
+                    top = best[c.key].get(self._group(labels, values, c.key))
+                    is_best = (top is not None and not values.get(f"{c.key}:incomparable")
+                               and round(v, c.digits) == round(top, c.digits))
                 else:
                     text, is_best = str(v), False
                 row.append((text + values.get(f"{c.key}:mark", ""), is_best))

@@ -11,24 +11,29 @@
 Rows are variants: the values of the axes that vary across the collection, the dataset aside
 (method and generator when nothing varies). Means come from each run's ``metrics.json``; CIs and
 paired tests from its per-question scores. A metric a run did not compute (Qual. or TCR@15 without
-a judge) prints as ``–``; an M Avg. missing a part is the mean of the parts present, marked ``†``.
-A mean that left out questions the judge failed to score is marked ``‡`` with the count in a note:
-it rests on other questions than its neighbours' (the failed ones are often the hard ones), so it
-is never bold; nor is a ``†`` M Avg. beside full ones. M Avg. is the mean over every dataset of the
-table: a row without a run on one of them has none (``–``, named in a note), not a mean over the
-datasets it has.
+a judge) prints as ``–``; an M Avg. missing a part is the mean of the parts present, marked ``†``
+and compared (bold) only with M Avg.s missing the same parts on the same datasets. A mean that left
+out questions the judge failed to score is marked ``‡`` with the count in a note: it rests on other
+questions than its neighbours' (the failed ones are often the hard ones), so it is never bold. M
+Avg. is the mean over every dataset of the table: a row without a run on one of them has none
+(``–``, named in a note), not a mean over the datasets it has. Cells of runs under another ingest
+or metrics version than most runs' carry ``¶`` or ``‖`` and are never bold (``versions.py``).
+Robustness and cost bold the best per dataset. The paired table refuses, with a note, a pair
+across versions and an Average Score pair whose runs average different parts (``metrics.json``'s
+``average_score.parts``: a run without a judge has no Qual./5 in it).
 """
 from __future__ import annotations
 
 import math
 from collections import Counter
 
-from ham.metrics.average import M_AVG_PARTS, average_score
+from ham.metrics.average import AVERAGE_SCORE_PARTS, M_AVG_PARTS, average_score
 from ham.metrics.registry import registry
 
 from .collect import Collection, CollectionError, Run, cost_block, same_questions
 from .stats import bootstrap_ci, normal_ci, paired
 from .table_format import Column, Table
+from .versions import add_notes, mark_cells, refusal
 
 CI_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score", "ir", "tcr15")
 PAIRED_METRICS = ("image_f1", "img_cbs", "overall_quality", "average_score")
@@ -84,17 +89,32 @@ def per_question(run: Run, metric: str) -> dict[str, float | None]:
     return {str(r["id"]): r["metrics"].get(metric) for r in run.rows}
 
 
-def m_avg(runs: list[Run]) -> tuple[float | None, bool]:
-    """M Avg. over the given runs (one per dataset) and whether any part was missing."""
-    parts, partial = [], False
+def m_avg(runs: list[Run]) -> tuple[float | None, tuple[tuple[str, str], ...]]:
+    """M Avg. over the given runs (one per dataset) and the (part, dataset) pairs it lacks."""
+    parts, missing = [], []
     for run in runs:
         for metric, scale in M_AVG_PARTS.items():
             value = run_mean(run, metric)
             if value is None:
-                partial = True
+                missing.append((metric, run.dataset))
             else:
                 parts.append(value * scale)
-    return (math.fsum(parts) / len(parts) if parts else None), partial
+    return (math.fsum(parts) / len(parts) if parts else None), tuple(sorted(missing))
+
+
+def average_parts(run: Run) -> tuple[str, ...]:
+    """The parts the run's Average Score averages: ``metrics.json``'s ``average_score.parts``, else
+    (written before ham recorded them) the parts the run computed."""
+    entry = run.metrics["metrics"].get("average_score") or {}
+    if isinstance(entry.get("parts"), list):
+        return tuple(p for p in AVERAGE_SCORE_PARTS if p in entry["parts"])
+    return tuple(p for p in AVERAGE_SCORE_PARTS if (run.metrics["metrics"].get(p) or {}).get("computed", False))
+
+
+def parts_text(parts) -> str:
+    """Average Score's parts as it weighs them: "Img-F1, Img-CBS, Qual./5"."""
+    return ", ".join(registry()[p].title + ("" if AVERAGE_SCORE_PARTS[p] == 1 else f"/{round(1 / AVERAGE_SCORE_PARTS[p])}")
+                     for p in parts) or "nothing"
 
 
 def _metric_columns(names: list[str], dataset_names: list[str]) -> list[Column]:
@@ -117,9 +137,11 @@ def _metric_table(collection: Collection, name: str, caption: str, names: list[s
                     failed.append(f"{'/'.join(key)} on {ds}: {registry()[m].title} over "
                                   f"{(run.metrics['metrics'][m] or {}).get('n')} of {run.n_questions} questions "
                                   f"({run_failed(run, m)} failed)")
+            mark_cells(collection.versions, values, [f"{ds}:{m}" for m in names], [run])
         table.rows.append((list(key), values))
     if failed:
         table.notes.append(failed_note(failed))
+    add_notes(collection.versions, table, collection.name)
     return table
 
 
@@ -128,7 +150,7 @@ def table3(collection: Collection) -> Table:
                           "M Avg. = mean over datasets of Img-F1, Img-CBS and Qual. x 20",
                           ["image_f1", "img_cbs", "overall_quality"])
     table.columns.append(Column("m_avg", "M Avg."))
-    any_partial, incomplete = False, []
+    partial, incomplete = {}, []
     every = datasets(collection)
     for (key, values), by_dataset in zip(table.rows, grid(collection).values()):
         missing = [ds for ds in every if ds not in by_dataset]
@@ -136,27 +158,35 @@ def table3(collection: Collection) -> Table:
             values["m_avg"] = None
             incomplete.append(f"{'/'.join(key)} has no run on {', '.join(missing)}")
             continue
-        values["m_avg"], partial = m_avg(list(by_dataset.values()))
+        values["m_avg"], lacks = m_avg(list(by_dataset.values()))
         if values["m_avg"] is None:
             continue
         if any(run_failed(run, m) for run in by_dataset.values() for m in M_AVG_PARTS):
             mark_failed(values, "m_avg")
-        if partial:
+        if lacks:   # a mean of fewer parts: compared only with means lacking the same parts
             values["m_avg:mark"] = values.get("m_avg:mark", "") + PARTIAL
-            any_partial = True
-    marks = [v.get("m_avg:mark", "") for _, v in table.rows if v.get("m_avg") is not None]
-    if any(PARTIAL in m for m in marks) and not all(PARTIAL in m for m in marks):
-        for _, values in table.rows:   # a mean of fewer parts beside full ones: not the same number
-            if PARTIAL in values.get("m_avg:mark", ""):
-                values["m_avg:incomparable"] = True
-    if any_partial:
-        table.notes.append(f"{PARTIAL} a part of M Avg. was not computed (Qual. needs a judge): "
-                           "the mean of the parts present, not comparable with a full M Avg. (never bold beside one).")
+            values["m_avg:group"] = lacks
+            partial.setdefault(lacks, []).append("/".join(key))
+        mark_cells(collection.versions, values, ["m_avg"], list(by_dataset.values()))
+    if partial:
+        table.notes.append(f"{PARTIAL} M Avg. without a part (the mean of the parts present; bold only beside rows "
+                           "lacking the same parts): " + "; ".join(
+                               f"without {_lacks_text(lacks)}: {', '.join(rows)}" for lacks, rows in partial.items()) + ".")
+    add_notes(collection.versions, table, collection.name)
     if incomplete:
         table.notes.append("M Avg. is the mean over every dataset of the table; – where a row lacks one: "
                            + "; ".join(incomplete) + ".")
     _note_not_computed(collection, table, ["overall_quality"])
     return table
+
+
+def _lacks_text(lacks: tuple[tuple[str, str], ...]) -> str:
+    """``(("overall_quality", "d1"), ...)`` as "Qual. (needs a judge) on d1, d2", one clause per part."""
+    by_part: dict[str, list[str]] = {}
+    for part, ds in lacks:
+        by_part.setdefault(part, []).append(ds)
+    return " and ".join(f"{registry()[p].title}{' (needs a judge)' if registry()[p].needs_judge else ''} on "
+                        f"{', '.join(dsets)}" for p, dsets in by_part.items())
 
 
 def table4(collection: Collection) -> Table:
@@ -193,18 +223,23 @@ def robustness_cost(collection: Collection) -> Table:
             Column("prompt_tokens", "Prompt tok./q", best=None, digits=1),
             Column("completion_tokens", "Compl. tok./q", best=None, digits=1),
             Column("cents", "Cents/q", best="min", digits=3), Column("pricing", "Priced as", best=None)]
-    table = Table("robustness_cost", "Robustness and cost per question", [*row_axes(collection), "dataset"], cols)
+    table = Table("robustness_cost", "Robustness and cost per question", [*row_axes(collection), "dataset"], cols,
+                  bold_within="dataset")   # a dataset's questions are not another's: best per dataset
     for key, by_dataset in grid(collection).items():
         for ds, run in sorted(by_dataset.items()):
             n = run.n_questions
             reasons = Counter(run.metrics.get("failures") or {})
             cost = cost_block(run)
-            table.rows.append(([*key, ds], {
+            values = {
                 "n": n, "failures": sum(reasons.values()), "rate": 100 * sum(reasons.values()) / n if n else None,
                 "reasons": ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none",
                 "prompt_tokens": (cost.get("prompt_tokens") or {}).get("mean"),
                 "completion_tokens": (cost.get("completion_tokens") or {}).get("mean"),
-                "cents": cost.get("cents_per_question"), "pricing": cost.get("pricing")}))
+                "cents": cost.get("cents_per_question"), "pricing": cost.get("pricing")}
+            mark_cells(collection.versions, values, ["failures", "rate", "prompt_tokens", "completion_tokens", "cents"],
+                       [run])
+            table.rows.append(([*key, ds], values))
+    add_notes(collection.versions, table, collection.name)
     table.notes.append("Tokens and cents per question over all questions (a failure before any reply counts 0), "
                        "from each run's metrics.json cost block; – where the run has none or its backbone "
                        "has no price row (set cost.pricing to price it, e.g. as GPT-4o like the paper).")
@@ -233,14 +268,18 @@ def ci_table(collection: Collection, n_resamples: int = 10_000, seed: int = 0) -
 
 
 def reference_run(runs: list[Run], collection: Collection, reference: str | None) -> Run:
-    """The named variant, else the one with the highest mean Average Score."""
+    """The named variant; else, among the runs whose Average Score averages the parts most of them
+    average (a tie: the more parts), the one with the highest mean Average Score."""
     if reference is not None:
         named = [r for r in runs if collection.label(r) == reference]
         if not named:
             known = sorted(collection.label(r) for r in runs)
             raise ValueError(f"reference variant {reference!r} not found; variants: {known}")
         return named[0]
-    return max(runs, key=lambda r: (run_mean(r, "average_score") is not None, run_mean(r, "average_score") or 0.0))
+    counts = Counter(average_parts(r) for r in runs)
+    usual = max(counts, key=lambda parts: (counts[parts], len(parts)))
+    return max((r for r in runs if average_parts(r) == usual),
+               key=lambda r: (run_mean(r, "average_score") is not None, run_mean(r, "average_score") or 0.0))
 
 
 def paired_table(collection: Collection, reference: str | None = None, n_resamples: int = 10_000,
@@ -261,21 +300,26 @@ def paired_table(collection: Collection, reference: str | None = None, n_resampl
             continue
         ref = reference_run(runs, collection, reference)
         for other in (r for r in runs if r is not ref):
-            why = same_questions(other, ref)
+            a, b = collection.label(other), collection.label(ref)
+            why = same_questions(other, ref) or refusal(collection.versions, other, ref)
             if why is not None:
-                refused.append(f"{ds}: {collection.label(other)} vs {collection.label(ref)} not paired: {why}")
+                refused.append(f"{ds}: {a} vs {b} not paired: {why}")
                 continue
             for m in PAIRED_METRICS:
+                if m == "average_score" and average_parts(other) != average_parts(ref):
+                    refused.append(f"{ds}: {a} vs {b} not paired on Average Score: {a} averages "
+                                   f"{parts_text(average_parts(other))}, {b} {parts_text(average_parts(ref))}")
+                    continue
                 result = paired(per_question(other, m), per_question(ref, m), n_resamples=n_resamples, seed=seed)
                 if result.n == 0:
                     continue
-                rec = {"dataset": ds, "metric": m, "a": collection.label(other), "b": collection.label(ref),
-                       **result.to_dict()}
+                rec = {"dataset": ds, "metric": m, "a": a, "b": b, **result.to_dict()}
                 records.append(rec)
                 table.rows.append(([ds, registry()[m].title, rec["a"], rec["b"]], rec))
     if records:
         table.notes.append("B is the reference variant of each dataset (named with --reference, else the one with "
-                           "the highest mean Average Score); n counts questions scored by both.")
+                           "the highest mean Average Score among the runs whose Average Score averages the parts "
+                           "most runs' do); n counts questions scored by both.")
     table.notes.extend(refused)
     collection.problems.extend(f"paired table: {r}" for r in refused)
     return table, records

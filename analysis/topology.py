@@ -20,7 +20,7 @@ Tables (Markdown and LaTeX): one per breakdown, rows = variant x stratum (datase
 runs span several), a column per topology metric any run computed, each cell the mean ± 1.96·SE
 over the stratum's questions where the metric is defined, with n (``ham.metrics.confidence``:
 x̄ ± 1.96 s/√n, s with ddof = 1; n = 1 has no interval). ``table2``: every topology metric's
-overall mean per variant, retrieval then generation (best in bold), and ``table2_ci`` the same
+overall mean per variant, retrieval then generation (best per dataset in bold), and ``table2_ci`` the same
 with CIs and n (the paper's Table 9). Metrics a run did not compute are listed in the notes.
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ham.metrics.registry import registry
 from .collect import Collection, Run
 from .table_format import Column, Table
 from .tables import failed_note, mark_failed, run_failed
+from .versions import add_notes, mark_cells
 
 TOPOLOGY_METRICS = ("context_precision", "context_precision_joint", "context_recall", "gold_unit_recall",
                     "both_hops", "ordered_chain", "evidence_point_coverage", "entity_recall",
@@ -158,7 +159,8 @@ def table2(collection: Collection) -> tuple[Table, Table] | None:
                       digits=3) for m in sorted(names, key=lambda m: spec[m].family != "retrieval")]
     rows_header = (["dataset"] if several else []) + ["variant", "questions"]
     means = Table("table2", "Retrieval and generation overall (TopoGraphRAG-Bench Table 2): mean per variant; "
-                  "step coverage over bridge-chain and synthesis questions only", rows_header, columns)
+                  "step coverage over bridge-chain and synthesis questions only", rows_header, columns,
+                  bold_within="dataset" if several else None)   # best per dataset
     cis = Table("table2_ci", "Overall means with 95% CIs, mean ± 1.96·SE over non-missing per-question scores (n)",
                 rows_header, [Column(c.key, c.header, group=c.group, best=None) for c in columns])
     failed = []
@@ -170,6 +172,7 @@ def table2(collection: Collection) -> tuple[Table, Table] | None:
             if row[m] is not None and run_failed(run, m):
                 mark_failed(row, m)
                 failed.append(f"{' / '.join(labels[:-1])}: {spec[m].title} {run_failed(run, m)} of {run.n_questions}")
+        mark_cells(collection.versions, row, names, [run])
         means.rows.append((labels, row))
         cis.rows.append((labels, {m: ci_cell(v) for m, v in values.items()}))
     notes = not_computed_notes(runs)
@@ -178,6 +181,7 @@ def table2(collection: Collection) -> tuple[Table, Table] | None:
     scales = _relevancy_scales(runs, names, means)
     if scales:
         means.notes.append(scales)
+    add_notes(collection.versions, means, collection.name)
     means.notes += notes
     cis.notes += notes
     return means, cis

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ham.metrics.registry import registry
 
 from .collect import Collection, Run, same_questions
+from .versions import refusal
 from .stats import paired
 from .table_format import Column, Table
 from .topology import TOPOLOGY_LABELS, computed, strata, topology_runs
@@ -63,7 +64,7 @@ def topology_paired(collection: Collection, reference: str | None = None, n_resa
         ref = reference_of(group, collection, reference)
         names = computed(group)
         for other in (r for r in group if r is not ref):
-            why = same_questions(other, ref)
+            why = same_questions(other, ref) or refusal(collection.versions, other, ref)
             if why is not None:
                 refused.append(f"{ds}: {collection.label(other)} vs {collection.label(ref)} not paired: {why}")
                 continue

@@ -11,7 +11,7 @@ from PIL import Image
 
 from ham.cache import key_of
 from ham.generate.cost import cost_summary
-from ham.metrics.average import average_score
+from ham.metrics.average import AVERAGE_SCORE_PARTS, average_score
 from ham.metrics.registry import METRICS_VERSION, aggregate, registry
 
 RED, BLUE, GREEN = (220, 20, 20), (20, 40, 220), (30, 170, 60)
@@ -96,10 +96,12 @@ def write_run(folder: Path, cfg: dict, rows: list[dict], judge: bool = False,
     for r in rows:
         if r["failure"]:
             failures[r["failure"]["reason"]] = failures.get(r["failure"]["reason"], 0) + 1
+    metrics = aggregate([r["metrics"] for r in rows], names, not_computed, judge_failed(rows))
+    metrics["average_score"]["parts"] = [p for p in AVERAGE_SCORE_PARTS if p not in not_computed]   # as Evaluator
     summary = {"run_id": run_id, "n_questions": len(rows), "metrics_version": METRICS_VERSION, "failures": failures,
                "n_failures": sum(failures.values()), "bertscore_hash": "test-hash",
                "cost": cost_summary(rows, {"pricing": pricing, "prices": PRICES}, None),
-               "metrics": aggregate([r["metrics"] for r in rows], names, not_computed, judge_failed(rows)),
+               "metrics": metrics,
                "judge": {"model": "openai:judge"} if judge else {"backend": "none"}}
     (folder / "metrics.json").write_text(json.dumps(summary))
     return folder

@@ -50,3 +50,22 @@ def test_no_cost_table_without_a_system_run(tmp_path):
     rows = [prediction("q1", {"gold_unit_recall": 1.0}, answer=[{"type": "text", "text": "x"}], gold=GOLD)]
     write_run(grid / "ham", config("topo", root), rows)
     assert cost_table(collect([grid])) is None
+
+
+def test_rows_of_two_datasets_are_told_apart_by_a_dataset_column(tmp_path):
+    # the audit's s2: the same variants on two datasets made rows that read alike
+    grid = tmp_path / "runs"
+    for ds in ("tA", "tB"):
+        root = make_corpus(tmp_path / ds)
+        with (root / "questions.jsonl").open("a") as f:   # two datasets, two contents: two run ids
+            f.write(json.dumps({"id": "x", "question": ds}) + "\n")
+        rows = [prediction(q, {"gold_unit_recall": 1.0}, answer=[{"type": "text", "text": "x"}], gold=GOLD)
+                for q in ("q1", "q2")]
+        system = write_run(grid / ds / "lightrag", config(ds, root, overrides=("retrieval=graph",)), rows)
+        metrics = json.loads((system / "metrics.json").read_text())
+        (system / "metrics.json").write_text(json.dumps({**metrics, "index": _system_record()}))
+        write_run(grid / ds / "ham", config(ds, root, overrides=("retrieval=hybrid",)), rows)
+    table = cost_table(collect([grid]))
+    assert table.row_header[0] == "dataset"
+    heads = [tuple(labels[:2]) for labels, _ in table.rows]
+    assert len(set(heads)) == 4 and {h[0] for h in heads} == {"tA", "tB"}, heads

@@ -68,7 +68,7 @@ def test_not_computed_metrics_and_partial_m_avg_are_marked(tmp_path):
     md = to_markdown(t)
     assert _row(t, "si")["m_avg"] == pytest.approx(55.0) and _row(t, "si")["demo:overall_quality"] is None
     assert "**55.00†**" in md and "| li | 40.00 | **50.00** | – | 45.00† |" in md
-    assert "judge=none" in md and "† a part of M Avg." in md
+    assert "judge=none" in md and "† M Avg. without a part" in md and "without Qual. (needs a judge) on demo: li, si" in md
     assert r"45.00\dag{}" in to_latex(t)
     assert "not computed" in to_markdown(table4(collect([tmp_path])))
 
