@@ -1,7 +1,7 @@
 """``ham-analyze PATH... [--out DIR]``: every table and figure of a grid, from ``outputs/`` alone.
 
     ham-analyze outputs/runs/demo                   # -> outputs/runs/demo/analysis/
-    python -m ham_analysis outputs/runs/a outputs/runs/b --out paper/ --reference si+ct
+    python -m ham_analysis outputs/runs/a outputs/runs/b --out paper/ --reference ct+si
 
 Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
     runs.csv, questions.csv            the tidy tables (one row per run; per run and question)
@@ -25,8 +25,11 @@ Writes into ``--out`` (default ``<first PATH>/analysis``) and prints each path:
                                        HAM cell ct+si+hybrid) by topology: paired bootstrap CI, p
     topology_<dataset>.{png,pdf}, paths_<dataset>.{png,pdf}   TopoGraphRAG's Figure 3 and 4 style
     report.html                        the answers of every variant side by side
-    analysis.json                      the bootstrap seed and resamples, the reference, the run ids
-    problems.txt                       run folders or lines that were skipped, and why
+    analysis.json                      the bootstrap seed and resamples, the reference, the run ids,
+                                       the files written (a later analysis into the same folder
+                                       removes them first, so no earlier output looks current)
+    problems.txt                       run folders or lines that were skipped, and runs kept with a
+                                       warning (mixed ingest or metrics versions), and why
 
 A run's own ``report.html`` and ``metrics.png`` are written by ``ham`` itself (``ham.report``).
 """
@@ -40,7 +43,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .collect import collect, questions_table, runs_table
+from .collect import collect, questions_table, runs_table, skipped
 from .pixels import pareto_figure, pixels_runs, pixels_table
 from .plots import ablation_figure
 from .report import write_grid_report
@@ -57,6 +60,32 @@ def _slug(text: str) -> str:
     return re.sub(r"[^\w.-]+", "_", text)
 
 
+# what an analysis.json written before it listed its files may have beside it (ham's names only)
+_EARLIER = re.compile(r"(runs|questions|table[234]|table2_ci|robustness_cost|ci|paired|mramg|structure_vs_pixels|cost"
+                      r"|(figure3|pareto|topology|paths)_.+)\.(md|tex|csv|png|pdf)|report\.html|problems\.txt")
+
+
+def clear_previous(out: Path) -> None:
+    """Remove what an earlier analysis wrote into ``out``: the files its ``analysis.json`` lists
+    (one from before the list: the files named as ham names its outputs). Nothing else is touched:
+    a file ham did not write stays."""
+    try:
+        earlier = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return
+    if not isinstance(earlier, dict):
+        return
+    listed = earlier.get("files")
+    if isinstance(listed, list):
+        names = [n for n in listed if isinstance(n, str) and n not in (".", "..") and Path(n).name == n]
+    else:
+        names = [p.name for p in out.iterdir() if _EARLIER.fullmatch(p.name)]
+    for name in names:
+        path = out / name
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+
+
 def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_resamples: int = 10_000,
             seed: int = 0, printed: list[str] | None = None) -> tuple[list[Path], list[str]]:
     """Write every table and figure into ``out``; the topology tables' Markdown is also appended
@@ -66,6 +95,7 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
         raise ValueError(f"no usable run under {', '.join(map(str, paths))}" +
                          "".join(f"\n  {p}" for p in collection.problems))
     out.mkdir(parents=True, exist_ok=True)
+    clear_previous(out)
     written: list[Path] = []
     for name, frame in (("runs", runs_table(collection)), ("questions", questions_table(collection))):
         frame.to_csv(out / f"{name}.csv", index=False)
@@ -117,13 +147,14 @@ def analyze(paths: list[str | Path], out: Path, reference: str | None = None, n_
         written += topology_figure(runs, labels, out / f"topology_{_slug(dataset)}", dataset)
         written += path_figure(runs, labels, out / f"paths_{_slug(dataset)}", dataset)
     written.append(write_grid_report(collection, out / "report.html"))
-    settings = out / "analysis.json"   # what the tables' resampled figures depend on
-    settings.write_text(json.dumps({"paths": [str(p) for p in paths], "seed": seed, "resamples": n_resamples,
-                                    "reference": reference, "runs": [r.run_id for r in collection.runs]}, indent=2))
-    written.append(settings)
     problems_file = out / "problems.txt"
     problems_file.write_text("".join(f"{p}\n" for p in collection.problems), encoding="utf-8")
     written.append(problems_file)
+    settings = out / "analysis.json"   # what the tables' resampled figures depend on, and what was written
+    settings.write_text(json.dumps({"paths": [str(p) for p in paths], "seed": seed, "resamples": n_resamples,
+                                    "reference": reference, "runs": [r.run_id for r in collection.runs],
+                                    "files": sorted(p.name for p in written)}, indent=2))
+    written.append(settings)
     return written, collection.problems
 
 
@@ -146,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     for text in printed:
         print(text)
     for problem in problems:
-        print(f"skipped: {problem}", file=sys.stderr)
+        print(f"{'skipped' if skipped(problem) else 'warning'}: {problem}", file=sys.stderr)
     print(f"wrote {len(written)} files to {out}/")
     for path in written:
         print(f"  {path}")
