@@ -12,6 +12,12 @@ furniture too. Kinds, counted in the ingest report: "page number", "running head
 An image wholly inside a band at the same place and size on as many pages (a logo, a "PDF by
 dblatex" badge) is furniture too: "running image (header/footer logo)", never an image unit.
 
+A folio set above the footer band (LaTeX's on a letter page with wide margins: 690pt of 792, the
+band starts at 697) is found by its place instead (``mark_folios``): the page's lowest (or
+highest) line, a page number only, in one slot on ``MIN_PAGES`` pages (and ``MIN_SHARE`` of them)
+whose numbers step with the pages. A numbered list's item or a table's number never is one: it
+is no page's last line at one height on most pages, counting up page by page.
+
 A table-of-contents page is a page most of whose lines are entries ending in a page number (or
 with the page number set apart on the same row: a contents table, rst2pdf's), with a "Contents"
 line, at least ``TOC_MIN_LEADERS`` dot leaders, or right after a contents page (a page of numeric
@@ -73,6 +79,15 @@ def in_band(top: float, bottom: float, height: float) -> str:
     return ""
 
 
+def _merged(slots: dict[tuple[str, int], list]) -> dict[tuple[str, int], list]:
+    """Slots ``SLOT_PT`` apart merged: neighbouring slots are one position."""
+    merged: dict[tuple[str, int], list] = defaultdict(list)
+    for (band, y), members in sorted(slots.items()):
+        key = next((k for k in ((band, y - 1), (band, y - 2)) if k in merged), (band, y))
+        merged[key].extend(members)
+    return merged
+
+
 def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, set[str]]:
     """Set ``Line.furniture`` on the lines of running-head and running-foot slots of ``pages``
     (one list of lines per page). Returns the counts by kind and the heading keys of the slots'
@@ -83,10 +98,7 @@ def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, 
             band = in_band(ln.top, ln.bottom, height)
             if band and ln.text.strip():
                 slots[band, int(round(ln.top / SLOT_PT))].append((p, ln))
-    merged: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
-    for (band, y), members in sorted(slots.items()):     # neighbouring slots: one position
-        key = next((k for k in ((band, y - 1), (band, y - 2)) if k in merged), (band, y))
-        merged[key].extend(members)
+    merged = _merged(slots)
     need = max(MIN_PAGES, MIN_SHARE * len(pages))
     counts: Counter = Counter()
     titles: set[str] = set()
@@ -106,7 +118,39 @@ def mark_slots(pages: list[list[Line]], heights: list[float]) -> tuple[Counter, 
             if not ln.furniture:
                 ln.furniture = kind
                 counts[kind] += 1
+    counts[PAGE_NUMBER] += mark_folios(pages, need)
     return counts, titles - {""}
+
+
+def _folio_value(text: str) -> int | None:
+    number = re.search(r"\d+", text)
+    return int(number.group()) if number else None
+
+
+def mark_folios(pages: list[list[Line]], need: float) -> int:
+    """Page numbers outside the bands (module docstring): a page's lowest or highest line that is a
+    bare number, in a slot (``SLOT_PT``) on ``need`` pages at least, where half its arabic numbers
+    or more are the page's index plus one offset (roman front-matter numbers go with them: they
+    sit in the same slot). Returns the count marked."""
+    slots: dict[tuple[str, int], list[tuple[int, Line]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        shown = [ln for ln in lines if ln.text.strip() and not ln.furniture]
+        if len(shown) < 2:
+            continue
+        for edge, ln in (("bottom", max(shown, key=lambda ln: ln.bottom)), ("top", min(shown, key=lambda ln: ln.top))):
+            if _PAGE_ONLY.match(normalise_ws(ln.text)):
+                slots[edge, int(round(ln.top / SLOT_PT))].append((p, ln))
+    n = 0
+    for members in _merged(slots).values():
+        offsets = Counter(v - p for p, ln in members if (v := _folio_value(ln.text)) is not None)
+        arabic = sum(offsets.values())
+        if len({p for p, _ in members}) < need or not arabic or offsets.most_common(1)[0][1] < 0.5 * arabic:
+            continue
+        for _, ln in members:
+            if not ln.furniture:
+                ln.furniture = PAGE_NUMBER
+                n += 1
+    return n
 
 
 def running_images(boxes: list[list[tuple[float, float, float, float]]],
