@@ -105,6 +105,9 @@ class Line:
     math: bool = False      # most of its letters set in a math font (a formula, a figure's symbol)
     edge_mono: tuple[bool, bool] = (False, False)   # its first and its last word monospaced
     marker_read: bool = False   # it opened with an unmapped or private-use glyph, read as a bullet
+    # shares of its characters in a proportional face, and of its letters in neither a bold nor a monospaced one
+    proportional: float = 0.0
+    plain: float = 0.0
     # set by later passes: a furniture kind, or the outline level and rule of a heading
     furniture: str = ""
     level: int = 0
@@ -222,7 +225,10 @@ def _line_of(words: list[dict]) -> Line:
     letters = [len(w["text"]) for w in words]
     total = sum(letters) or 1
     bold = sum(n for n, w in zip(letters, words) if w.get("bold")) > total / 2
-    mono = sum(n for n, f in zip(letters, fonts) if is_mono(f)) > total / 2
+    in_mono = sum(n for n, f in zip(letters, fonts) if is_mono(f))
+    mono = in_mono > total / 2
+    alpha = [sum(c.isalpha() for c in w["text"]) for w in words]
+    plain = sum(n for n, f, w in zip(alpha, fonts, words) if not is_mono(f) and not w.get("bold")) / (sum(alpha) or 1)
     math = sum(n for n, f in zip(letters, fonts) if is_math(f)) > total / 2
     by_font: dict[str, int] = {}
     for n, f in zip(letters, fonts):
@@ -230,7 +236,8 @@ def _line_of(words: list[dict]) -> Line:
     return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
                 len(text), mono, font=max(by_font, key=by_font.get), math=math,
-                edge_mono=(is_mono(fonts[0]), is_mono(fonts[-1])), marker_read=marker)
+                edge_mono=(is_mono(fonts[0]), is_mono(fonts[-1])), marker_read=marker,
+                proportional=1 - in_mono / total, plain=plain)
 
 
 def _overlaps(word: dict, words: list[dict]) -> bool:
@@ -361,6 +368,9 @@ def page_lines(page, inside_tables, bold: frozenset[str] = frozenset(), tally: C
 
 
 SET_OFF = 0.5      # of the body size: the space above and below a bold lower-case heading
+MONO_TITLE = 0.25  # of its letters in a proportional face: a larger mostly-typewriter line is a title ("4 Using camlidl")
+PLAIN = 0.1        # of its letters in a regular proportional face: a bold line this plain is a run-in label's
+_BROKEN = re.compile(r"[^\W\d_]-$")    # a word hyphenated at the end of a line
 RUN_ON_WORDS = 8   # a bold line this long whose sentence runs on to the next line is a paragraph's
 
 
@@ -375,16 +385,22 @@ def _runs_on(text: str, following: str) -> bool:
 
 def looks_like_heading(ln: Line, body: float, before: Line | None = None, after: Line | None = None) -> bool:
     """Typography: larger than the body text, or bold and short. Never a bare number, a caption, a
-    list item, an admonition's label ("Note", "Warning"), unmapped glyphs, monospaced text, a math
-    font's line (a figure's large "θ") or a line ending a clause. A bold body-size line opening in lower case ("nbconvert") must be set off by
+    list item, an admonition's label ("Note", "Warning"), unmapped glyphs, code (monospaced text at the
+    body size, or all but ``MONO_TITLE`` of it), a math font's line (a figure's large "θ"), a line ending
+    a clause or one continuing a word hyphenated on the line ``before`` it (not a heading itself).
+    A bold line is a heading only all bold (but code words), not a run-in label and its paragraph. A bold body-size line opening in lower case ("nbconvert") must be set off by
     space from the lines ``before`` and ``after`` it (None: the page's edge): set solid, it is a
     listing's keywords ("begin", "end if") or a table's column head ("classic"). Nor is a long bold
     body-size line whose sentence runs on, set solid and in lower case, to the bold line ``after``
     it: a bold paragraph ("We recommend that all packagers ... read this" / "manual carefully.")."""
     text = ln.text.strip()
-    if not re.search(r"[^\W\d_]", text) or ln.mono or ln.math or FIGURE_CAPTION.match(text) \
-            or TABLE_CAPTION.match(text):
+    if not re.search(r"[^\W\d_]", text) or ln.math or FIGURE_CAPTION.match(text) or TABLE_CAPTION.match(text):
         return False
+    if ln.mono and (ln.size < body * HEADING_RATIO or ln.proportional < MONO_TITLE):
+        return False        # code; a title set larger with a command's name in it ("4 Using camlidl") is not
+    if before is not None and before.role != "heading" and _BROKEN.search(before.text.rstrip()) \
+            and ln.top - before.bottom < SET_OFF * body:
+        return False        # a bold list item's second line: "• A SQUARE ... AND CON-" / "TROL OF IB AT CORNERS"
     if text[:1] in _BULLETS or "(cid:" in text:     # a list item; glyphs without text (a music font's)
         return False
     if is_admonition_label(text) and ln.size < body * HEADING_RATIO:
@@ -395,8 +411,8 @@ def looks_like_heading(ln: Line, body: float, before: Line | None = None, after:
         return False
     if ln.size >= body * HEADING_RATIO:
         return True
-    if not ln.bold or ln.size < body - 0.2:
-        return False
+    if not ln.bold or ln.plain > PLAIN or ln.size < body - 0.2:
+        return False        # a run-in label ("Deallocation of ... parameters: If a C function") is text
     space = SET_OFF * body
     if after is not None and after.bold and abs(after.size - ln.size) < 0.2 and after.top - ln.bottom < space \
             and len(text.split()) >= RUN_ON_WORDS and _runs_on(text, after.text.strip()):
