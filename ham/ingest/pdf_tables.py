@@ -1,0 +1,109 @@
+"""Rows of a ruled PDF table that draws no rules between its rows.
+
+pdfplumber's table finder knows rows by their rules: a LaTeX ``tabular`` ruled only round its
+header (camlidl-doc's 39 attributes, each beside the context it may appear in) is one row of two
+cells, each holding 38 lines, and read as "abstract bigarray camlint ... | typedef array type ...".
+A row is split (``table_rows``) where each of its filled cells (two at least) holds the same
+number of lines, on the same baselines from cell to cell, and every line break is one the text did
+not need: in some cell the next line's first word would have fitted on the line before it. A cell
+that wrapped its text (a description reaching the cell's right edge) keeps its lines together. A
+line's raised or lowered characters (a subscript, "le₁") stay in it, not a line of their own.
+"""
+from __future__ import annotations
+
+from pdfplumber.utils.text import LIGATURES
+
+BASELINE = 0.3     # of the font size: characters whose baselines are this close share a line
+SMALLER = 0.8      # a character this much smaller than the cell's largest is raised or lowered: no line of its own
+SPACE = 0.15       # of the font size: a gap this wide between characters is a space
+
+
+def _baseline(ch: dict) -> float:
+    """From the page's top: the text matrix's where pdfplumber gives it (a box's bottom depends on
+    the font's declared descent), else the box's bottom."""
+    matrix = ch.get("matrix")
+    return ch["bottom"] if not matrix or not ch.get("upright") or ch.get("page_height") is None \
+        else ch["page_height"] - matrix[5]
+
+
+def _inside(ch: dict, box: tuple) -> bool:
+    x, y = (ch["x0"] + ch["x1"]) / 2, (ch["top"] + ch["bottom"]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _text(chars: list[dict]) -> str:
+    out, prev, gap = "", None, False
+    for ch in sorted(chars, key=lambda c: c["x0"]):
+        if not ch["text"].strip():
+            gap = True
+            continue
+        if prev is not None and (gap or ch["x0"] - prev["x1"] > SPACE * max(prev["size"], ch["size"])):
+            out += " "
+        out, prev, gap = out + LIGATURES.get(ch["text"], ch["text"]), ch, False
+    return out
+
+
+def cell_lines(chars: list[dict]) -> list[list[dict]]:
+    """A cell's characters as lines, top to bottom: full-size characters grouped by baseline, the
+    smaller ones (sub- and superscripts) joined to the nearest line."""
+    if not chars:
+        return []
+    big = max(c["size"] for c in chars)
+    lines: list[list[dict]] = []
+    for ch in sorted((c for c in chars if c["size"] >= SMALLER * big), key=_baseline):
+        if lines and abs(_baseline(ch) - _baseline(lines[-1][0])) <= BASELINE * ch["size"]:
+            lines[-1].append(ch)
+        else:
+            lines.append([ch])
+    for ch in (c for c in chars if c["size"] < SMALLER * big):
+        middle = (ch["top"] + ch["bottom"]) / 2
+        min(lines, key=lambda ln: abs(_baseline(ln[0]) - middle), default=[]).append(ch)
+    return lines
+
+
+def _first_word(line: list[dict]) -> float:
+    """The width of a line's first word."""
+    chars = sorted((c for c in line if c["text"].strip()), key=lambda c: c["x0"])
+    end = chars[0]["x1"]
+    for prev, ch in zip(chars, chars[1:]):
+        if ch["x0"] - prev["x1"] > SPACE * ch["size"] or not prev["text"].strip():
+            break
+        end = ch["x1"]
+    return end - chars[0]["x0"]
+
+
+def _not_needed(lines: list[list[dict]], box: tuple, i: int) -> bool:
+    """Whether the break after line ``i`` of a cell was the writer's: the next line's first word
+    fits before the cell's right edge (less its left padding) after line ``i``."""
+    pad = min(c["x0"] for ln in lines for c in ln) - box[0]
+    line, size = lines[i], max(c["size"] for c in lines[i])
+    return max(c["x1"] for c in line) + 0.3 * size + _first_word(lines[i + 1]) <= box[2] - pad
+
+
+def split_row(chars: list[dict], boxes: list[tuple | None]) -> list[list[str]] | None:
+    """A table row's cells (``boxes``, None where pdfplumber merged a cell) split into rows, one per
+    line (module docstring), or None where the row is one row."""
+    cells = [(box, cell_lines([c for c in chars if _inside(c, box)]) if box else []) for box in boxes]
+    filled = [(box, lines) for box, lines in cells if lines]
+    counts = {len(lines) for _, lines in filled}
+    if len(filled) < 2 or len(counts) != 1 or counts == {1}:
+        return None
+    n = counts.pop()
+    for i in range(n):
+        bases = [_baseline(lines[i][0]) for _, lines in filled]
+        size = max(c["size"] for _, lines in filled for c in lines[i])
+        if max(bases) - min(bases) > BASELINE * size:
+            return None
+        if i + 1 < n and not any(_not_needed(lines, box, i) for box, lines in filled):
+            return None
+    return [[_text(lines[i]) if lines else ("" if box else None) for box, lines in cells] for i in range(n)]
+
+
+def table_rows(page, table) -> list[list[str | None]]:
+    """``table.extract()`` (pdfplumber), with each row that holds several rows split (``split_row``)."""
+    rows: list[list[str | None]] = []
+    for row, text in zip(table.rows, table.extract()):
+        _, top, _, bottom = row.bbox
+        split = split_row([c for c in page.chars if top <= (c["top"] + c["bottom"]) / 2 <= bottom], row.cells)
+        rows.extend(split if split is not None else [text])
+    return rows

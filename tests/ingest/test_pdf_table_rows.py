@@ -1,0 +1,67 @@
+"""A ruled table that draws no rules between its rows (camlidl-doc's attribute table, a LaTeX
+tabular ruled only round its header): pdfplumber finds one row whose cells hold a line per row;
+``table_rows`` splits it where the cells' lines share baselines and the breaks were not needed,
+and leaves a row whose cells wrapped their text one row."""
+import pdfplumber
+
+from ham.ingest.pdf_tables import table_rows
+
+W, H = 612.0, 792.0
+ROWS = [("abstract", "typedef"), ("bigarray", "array type"), ("camlint", "int or long integer type"),
+        ("in", "function parameter"), ("ignore", "any pointer type")]
+
+
+def _table(c, top: float, rows: list[tuple[str, str]], widths=(200.0, 200.0), wrap=None) -> float:
+    """A header row ruled below, then ``rows`` set a line each with no rules between them; with
+    ``wrap``, one more row below a rule whose two cells each wrap a long text over two lines."""
+    x0, mid, x1 = 72.0, 72.0 + widths[0], 72.0 + sum(widths)
+    c.setFont("Helvetica", 10)
+    c.drawString(x0 + 4, H - top - 14, "Attribute")
+    c.drawString(mid + 4, H - top - 14, "Context where it can appear")
+    y = top + 20
+    c.line(x0, H - y, x1, H - y)
+    for i, (a, b) in enumerate(rows):
+        c.drawString(x0 + 4, H - y - 14 - 12 * i, a)
+        c.drawString(mid + 4, H - y - 14 - 12 * i, b)
+    y += 20 + 12 * len(rows)
+    if wrap:
+        c.line(x0, H - y, x1, H - y)
+        for i in range(2):
+            c.drawString(x0 + 4, H - y - 14 - 12 * i, wrap[0][i])
+            c.drawString(mid + 4, H - y - 14 - 12 * i, wrap[1][i])
+        y += 32
+    c.rect(x0, H - y, x1 - x0, y - top)
+    c.line(mid, H - y, mid, H - top)
+    return y
+
+
+def test_a_table_without_rules_between_rows_is_read_row_by_row(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
+    # the last row's two cells wrap their text to the cell's edge: one row of two lines each
+    wrap = (("an attribute whose name is long", "and goes on"), ("the context of the attribute is", "described here"))
+    _table(c, 100.0, ROWS, widths=(150.0, 150.0), wrap=wrap)
+    c.save()
+    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
+        page = pdf.pages[0]
+        (table,) = page.find_tables()
+        assert len(table.extract()) == 3
+        rows = table_rows(page, table)
+    assert rows[0] == ["Attribute", "Context where it can appear"]
+    assert [tuple(r) for r in rows[1:6]] == ROWS
+    assert len(rows) == 7
+    assert rows[6][0].split() == "an attribute whose name is long and goes on".split()
+
+
+def test_a_row_whose_cells_hold_unequal_lines_stays_one_row(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
+    rows = ROWS[:3] + [("", "and a second line")]      # three keywords, four lines of explanation
+    _table(c, 100.0, rows)
+    c.save()
+    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
+        page = pdf.pages[0]
+        (table,) = page.find_tables()
+        assert table_rows(page, table) == table.extract()
