@@ -7,7 +7,8 @@ from itertools import pairwise
 
 from ham.ingest.blocks import Block
 from ham.ingest.pdf_hyphens import continued
-from ham.ingest.pdf_text import FIGURE_CAPTION, TABLE_CAPTION, Line, is_admonition_label, opens_list_item
+from ham.ingest.pdf_text import (FIGURE_CAPTION, TABLE_CAPTION, Line, ends_broken, is_admonition_label,
+                                  opens_list_item)
 
 
 @dataclass
@@ -227,6 +228,8 @@ def new_paragraph(prev: Item, ln: Line, pitch: float, left: float, right: float,
         return False
     if display(last):      # indented as a first line, less than the display: a new paragraph
         return left + 0.8 * em < ln.x0 < last.x0 - 0.5 * em
+    if ends_broken(last.text):
+        return False       # its word goes on here: "• A SQUARE ... AND CON-" / "TROL OF IB AT CORNERS"
     if pitch and ln.top - last.top > pitch + 0.2 * em and last.text.rstrip().endswith((".", "!", "?")):
         return True        # space after a closed sentence (not after a term, "int out frq (default: 500)", nor "Examples:")
     return not ln.mono and not last.mono and ln.x0 > last.x0 + 0.8 * em and last.x1 < right - 2 * em

@@ -383,6 +383,11 @@ def _runs_on(text: str, following: str) -> bool:
             or following.endswith("."))
 
 
+def ends_broken(text: str) -> bool:
+    """A line ending in a word hyphenated where it wrapped ("AND CON-"): the next line goes on with it."""
+    return bool(_BROKEN.search(text.rstrip()))
+
+
 def looks_like_heading(ln: Line, body: float, before: Line | None = None, after: Line | None = None) -> bool:
     """Typography: larger than the body text, or bold and short. Never a bare number, a caption, a
     list item, an admonition's label ("Note", "Warning"), unmapped glyphs, code (monospaced text at the
@@ -398,7 +403,7 @@ def looks_like_heading(ln: Line, body: float, before: Line | None = None, after:
         return False
     if ln.mono and (ln.size < body * HEADING_RATIO or ln.proportional < MONO_TITLE):
         return False        # code; a title set larger with a command's name in it ("4 Using camlidl") is not
-    if before is not None and before.role != "heading" and _BROKEN.search(before.text.rstrip()) \
+    if before is not None and before.role != "heading" and ends_broken(before.text) \
             and ln.top - before.bottom < SET_OFF * body:
         return False        # a bold list item's second line: "• A SQUARE ... AND CON-" / "TROL OF IB AT CORNERS"
     if text[:1] in _BULLETS or "(cid:" in text:     # a list item; glyphs without text (a music font's)
