@@ -227,13 +227,14 @@ def _line_of(words: list[dict]) -> Line:
     bold = sum(n for n, w in zip(letters, words) if w.get("bold")) > total / 2
     in_mono = sum(n for n, f in zip(letters, fonts) if is_mono(f))
     mono = in_mono > total / 2
-    alpha = [sum(c.isalpha() for c in w["text"]) for w in words]
+    size = statistics.median(sizes)     # a footnote mark's letters ("PyPI Page 70") are not the line's face
+    alpha = [sum(c.isalpha() for c in w["text"]) if w["size"] >= SMALLER * size else 0 for w in words]
     plain = sum(n for n, f, w in zip(alpha, fonts, words) if not is_mono(f) and not w.get("bold")) / (sum(alpha) or 1)
     math = sum(n for n, f in zip(letters, fonts) if is_math(f)) > total / 2
     by_font: dict[str, int] = {}
     for n, f in zip(letters, fonts):
         by_font[base_font(f)] = by_font.get(base_font(f), 0) + n
-    return Line(text, round(statistics.median(sizes), 1), bold, min(w["x0"] for w in words),
+    return Line(text, round(size, 1), bold, min(w["x0"] for w in words),
                 max(w["x1"] for w in words), min(w["top"] for w in words), max(w["bottom"] for w in words),
                 len(text), mono, font=max(by_font, key=by_font.get), math=math,
                 edge_mono=(is_mono(fonts[0]), is_mono(fonts[-1])), marker_read=marker,

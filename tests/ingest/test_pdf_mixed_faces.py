@@ -53,3 +53,20 @@ def test_a_title_in_two_faces_heads_its_section_and_a_run_in_label_or_wrapped_it
     item = leaf_with(doc, "text", "A SQUARE")       # the item's second line is its own, not a paragraph
     assert "AND CON" in item.text and item.text.endswith("TROL OF IB AT CORNERS")
     assert heading_path(doc, item) == ["2 Using camlidl", "2.1 Compiling"]
+
+
+def test_a_footnote_mark_in_the_text_face_leaves_a_bold_heading_bold(tmp_path):
+    import pdfplumber
+    from reportlab.pdfgen import canvas
+
+    from ham.ingest.pdf_text import looks_like_heading, page_lines
+
+    c = canvas.Canvas(str(tmp_path / "marks.pdf"), pagesize=(W, H))
+    # nbsphinx: "Version 0.8.11 – 2022-12-29 – PyPI" with its link's mark "Page 70" at 7.6pt
+    _runs(c, 72, H - 100, [("Helvetica-Bold", "Version 0.8.11 - PyPI", 10), ("Helvetica", "Page 70", 7.6)])
+    _runs(c, 72, H - 140, [("Helvetica-Bold", "Deallocation of results:", 10), ("Helvetica", "If a C function", 10)])
+    c.save()
+    with pdfplumber.open(tmp_path / "marks.pdf") as pdf:
+        marked, run_in = page_lines(pdf.pages[0], lambda w: False)
+    assert marked.text.startswith("Version") and looks_like_heading(marked, 10.0)
+    assert run_in.bold and not looks_like_heading(run_in, 10.0)
