@@ -4,9 +4,14 @@ pdfplumber's table finder knows rows by their rules: a LaTeX ``tabular`` ruled o
 header (camlidl-doc's 39 attributes, each beside the context it may appear in) is one row of two
 cells, each holding 38 lines, and read as "abstract bigarray camlint ... | typedef array type ...".
 A row is split (``table_rows``) where each of its filled cells (two at least) holds the same
-number of lines, on the same baselines from cell to cell, and every line break is one the text did
-not need: in some cell the next line's first word would have fitted on the line before it. A cell
-that wrapped its text (a description reaching the cell's right edge) keeps its lines together. A
+number of lines, on the same baselines from cell to cell, and the text needed none of the line
+breaks in some cell and most of them (``CLEAR``) in no cell: the next line's first word would have
+fitted on the line before it. A row whose cell wrapped its text (gprolog-doc's error tables: "The
+predicate indicator Pred of Head is that of a" / "static procedure" beside "permission
+error(modify," / "static procedure, Pred)") keeps its lines together; in a table of short entries a
+break needed in one cell is that column's widest entry ("int_default ( camlint | ... | int64 )").
+Nor is a row split after a line that leaves a bracket open or ends in a comma in one of its cells
+("permission error(input," / "past end of stream, SorA)": the writer broke one entry by hand). A
 line's raised or lowered characters (a subscript, "le₁") stay in it, not a line of their own.
 """
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pdfplumber.utils.text import LIGATURES
 BASELINE = 0.3     # of the font size: characters whose baselines are this close share a line
 SMALLER = 0.8      # a character this much smaller than the cell's largest is raised or lowered: no line of its own
 SPACE = 0.15       # of the font size: a gap this wide between characters is a space
+CLEAR = 0.75       # of a row's line breaks: those no cell needed (the others: a cell's widest line)
 
 
 def _baseline(ch: dict) -> float:
@@ -80,6 +86,12 @@ def _not_needed(lines: list[list[dict]], box: tuple, i: int) -> bool:
     return max(c["x1"] for c in line) + 0.3 * size + _first_word(lines[i + 1]) <= box[2] - pad
 
 
+def _goes_on(text: str) -> bool:
+    """A line its cell's next line continues: a bracket left open, or a comma or hyphen ending it."""
+    text = text.rstrip()
+    return text.endswith((",", "-")) or any(text.count(a) > text.count(b) for a, b in ("()", "[]", "{}"))
+
+
 def split_row(chars: list[dict], boxes: list[tuple | None]) -> list[list[str]] | None:
     """A table row's cells (``boxes``, None where pdfplumber merged a cell) split into rows, one per
     line (module docstring), or None where the row is one row."""
@@ -88,14 +100,19 @@ def split_row(chars: list[dict], boxes: list[tuple | None]) -> list[list[str]] |
     counts = {len(lines) for _, lines in filled}
     if len(filled) < 2 or len(counts) != 1 or counts == {1}:
         return None
-    n = counts.pop()
+    n, clear = counts.pop(), 0
     for i in range(n):
         bases = [_baseline(lines[i][0]) for _, lines in filled]
         size = max(c["size"] for _, lines in filled for c in lines[i])
         if max(bases) - min(bases) > BASELINE * size:
             return None
-        if i + 1 < n and not any(_not_needed(lines, box, i) for box, lines in filled):
-            return None
+        if i + 1 < n:
+            free = [_not_needed(lines, box, i) for box, lines in filled]
+            if not any(free) or any(_goes_on(_text(lines[i])) for _, lines in filled):
+                return None
+            clear += all(free)
+    if clear < CLEAR * (n - 1):
+        return None
     return [[_text(lines[i]) if lines else ("" if box else None) for box, lines in cells] for i in range(n)]
 
 

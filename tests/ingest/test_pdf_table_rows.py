@@ -65,3 +65,19 @@ def test_a_row_whose_cells_hold_unequal_lines_stays_one_row(tmp_path):
         page = pdf.pages[0]
         (table,) = page.find_tables()
         assert table_rows(page, table) == table.extract()
+
+
+def test_a_row_whose_entry_is_broken_by_hand_inside_a_bracket_stays_one_row(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
+    # gprolog-doc's error tables: short lines, so no break was needed, but one entry goes on
+    rows = [("SorA has stream properties", "permission error(input,"),
+            ("end of stream(past)", "past end of stream, SorA)")]
+    _table(c, 100.0, rows)
+    c.save()
+    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
+        page = pdf.pages[0]
+        (table,) = page.find_tables()
+        assert table_rows(page, table) == table.extract()
+        assert len(table.extract()) == 2
