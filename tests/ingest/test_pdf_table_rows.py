@@ -81,3 +81,18 @@ def test_a_row_whose_entry_is_broken_by_hand_inside_a_bracket_stays_one_row(tmp_
         (table,) = page.find_tables()
         assert table_rows(page, table) == table.extract()
         assert len(table.extract()) == 2
+
+
+def test_a_row_whose_cell_wrapped_beside_short_lines_stays_one_row(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
+    # the left cell wrapped at its edge, the right one was broken to match it: one entry
+    rows = [("The predicate indicator Pred of Head is", "permission error modify"),
+            ("that of a static procedure", "static procedure Pred")]
+    _table(c, 100.0, rows, widths=(190.0, 200.0))
+    c.save()
+    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
+        page = pdf.pages[0]
+        (table,) = page.find_tables()
+        assert table_rows(page, table) == table.extract()
