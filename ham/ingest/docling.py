@@ -79,6 +79,11 @@ def _layer(item: dict) -> str:
     return str(item.get("content_layer") or "body")
 
 
+SPREADSHEETS = {"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "application/vnd.ms-excel",
+                "application/vnd.ms-excel.sheet.macroEnabled.12", "application/vnd.oasis.opendocument.spreadsheet",
+                "text/csv"}
+
+
 class _Reader:
     def __init__(self, path: Path, root: Path, report: IngestReport, data: dict) -> None:
         self.path, self.root, self.report, self.data = path, root, report, data
@@ -103,7 +108,10 @@ class _Reader:
         page = prov[0].get("page_no") if prov and isinstance(prov[0], dict) else None
         out: dict = {"page": page - 1 if isinstance(page, int) else None, "source": self.rel,
                      "index": len(self.blocks)}
-        bbox = prov[0].get("bbox") if prov and isinstance(prov[0], dict) else None
+        # a spreadsheet's "page" is a sheet and its bbox the cells' range, no position on a printed
+        # page: the passes that read positions (furniture bands, tables continued across pages) get none
+        sheet = str((self.data.get("origin") or {}).get("mimetype") or "") in SPREADSHEETS
+        bbox = prov[0].get("bbox") if prov and isinstance(prov[0], dict) and not sheet else None
         size = (self.data.get("pages") or {}).get(str(page), {}).get("size") if page else None
         if isinstance(bbox, dict) and isinstance(size, dict) and size.get("width") and size.get("height"):
             w, h = size["width"], size["height"]

@@ -83,3 +83,26 @@ def test_tables_of_two_spreadsheet_sheets_stay_two(tmp_path):
     docs, report = ingest_corpus(tmp_path)
     assert [n.text for n in docs[0].leaves() if n.kind == "table"] == ["first | second\n1 | 2", "col-1 | col-2\na | b"]
     assert JOINED not in report.excluded_totals()
+
+
+def test_a_spreadsheets_tables_have_no_page_position_to_join_by(tmp_path):
+    # a sheet whose used range starts below its first row and ends above its last: the page-edge
+    # test alone would join the two sheets' tables; the mimetype says the bbox is no page position
+    doc = {"schema_name": "DoclingDocument", "version": "1.10.0", "name": "book",
+           "origin": {"mimetype": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                      "filename": "book.xlsx"},
+           "body": {"self_ref": "#/body", "children": [{"$ref": "#/tables/0"}, {"$ref": "#/tables/1"}]},
+           "texts": [], "groups": [], "pictures": [],
+           "tables": [_sheet_table(0, [["first", "second"], ["1", "2"]], (1.0, 1.0, 3.0, 9.0)),
+                      _sheet_table(1, [["col-1", "col-2"], ["a", "b"]], (1.0, 1.0, 3.0, 5.0))],
+           "pages": {"1": {"size": {"width": 4.0, "height": 10.0}, "page_no": 1},
+                     "2": {"size": {"width": 4.0, "height": 10.0}, "page_no": 2}}}
+    (tmp_path / "book.json").write_text(json.dumps(doc))
+    docs, report = ingest_corpus(tmp_path)
+    assert [n.text for n in docs[0].leaves() if n.kind == "table"] == ["first | second\n1 | 2", "col-1 | col-2\na | b"]
+    assert JOINED not in report.excluded_totals()
+    # the same export from a PDF (a printed page) is a continuation
+    doc["origin"] = {"mimetype": "application/pdf", "filename": "book.pdf"}
+    (tmp_path / "book.json").write_text(json.dumps(doc))
+    docs, report = ingest_corpus(tmp_path)
+    assert len([n for n in docs[0].leaves() if n.kind == "table"]) == 1
