@@ -201,14 +201,15 @@ def test_a_system_run_scores_its_rows_again_in_place(tmp_path):
 
 @pytest.mark.parametrize("version", ["1", None])
 def test_analysis_says_how_to_bring_old_runs_up_to_date(version):
-    from analysis.collect import _old_metrics
+    from analysis.versions import version_problems
 
     class Run:
         run_id = "abc"
         metrics = {"metrics_version": version} if version else {}
+        ingest_version = "81"
 
     problems: list[str] = []
-    _old_metrics([Run()], problems)
+    version_problems([Run()], problems)
     assert "version 1: abc" in problems[0] and "relaunch them (the same command)" in problems[0]
 
 
