@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from ham.metrics.registry import METRICS_VERSION
 from ham_analysis.cli import main
 from ham_analysis.collect import collect
 from ham_analysis.pixels import pixels_table
@@ -91,7 +92,7 @@ def _version_grid(root, **old):
 
 
 @pytest.mark.parametrize("old, mark, words", [({"ingest": "80"}, "¶", "ingest version 80, not 81"),
-                                              ({"metrics": "1"}, "‖", "metrics version 1, not 2")])
+                                              ({"metrics": "1"}, "‖", f"metrics version 1, not {METRICS_VERSION}")])
 def test_a_run_under_another_version_is_marked_never_bold_and_never_paired(tmp_path, old, mark, words):
     _version_grid(tmp_path, **old)
     coll = collect([tmp_path])
