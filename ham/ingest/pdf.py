@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from itertools import groupby
 from pathlib import Path
 
 from ham.document import Document
@@ -64,7 +65,7 @@ from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
 from ham.ingest.pdf_items import (Item, attach_captions, footnote, framed, inside, page_frame, paragraphs,
                                   runs_on)
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
-                                    pdf_errors, read_outline, title_key)
+                                    pdf_errors, place_unfound, read_outline, split_title, title_key)
 from ham.ingest.pdf_text import (Line, base_font, bold_fonts, is_caption, is_mono,
                                  looks_like_heading, numbered_in_run, page_lines, reading_order)
 from ham.ingest.pdf_title import read_title_page
@@ -80,6 +81,12 @@ MIN_BOOKMARKS = 2
 
 def claim(files: list[Path]) -> list[Path]:
     return [f for f in files if f.suffix.lower() in SUFFIXES]
+
+
+def page_ranges(numbers: list[int]) -> str:
+    """"1, 8-9, 11" for ascending page numbers."""
+    runs = [[n for _, n in run] for _, run in groupby(enumerate(numbers), lambda p: p[1] - p[0])]
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
 class _Reader:
@@ -209,18 +216,6 @@ class _Reader:
             return None
         return store_image(self.root, self.report, self.path, image=image)
 
-    def outline_title(self, bookmarks: list[Bookmark]) -> list[Bookmark]:
-        """A single top entry that opens the outline is the document's title (its children the
-        sections): returned without it, levels one up."""
-        tops = [bm for bm in bookmarks if bm.level == 1]
-        if len(bookmarks) > 1 and len(tops) == 1 and bookmarks[0] is tops[0]:
-            self.title = tops[0].title
-            self.title_rule = "title: the outline's only top-level entry"
-            for bm in bookmarks[1:]:
-                bm.level -= 1
-            return bookmarks[1:]
-        return bookmarks
-
     def blocks(self, pdf, bookmarks: list[Bookmark]) -> list[Block] | None:
         sizes: Counter = Counter()
         faces: Counter = Counter()      # (size, font name) of prose's letters: code listings set smaller must
@@ -239,6 +234,11 @@ class _Reader:
                                        f"{', ' + str(images) + ' image(s)' if images else ''}): a scanned PDF? "
                                        "Run OCR with MinerU or Docling and ingest their output instead", "document")
             return None
+        blank = [n for n, page in enumerate(pdf.pages, start=1) if not page.chars]
+        if blank:       # their text, if they had any, is lost: say which
+            self.report.add(self.path, f"no text on {len(blank)} of {len(pdf.pages)} page(s) ({page_ranges(blank)}): "
+                                       "blank, or scanned or their text missing from the PDF (run OCR with MinerU "
+                                       "or Docling if they hold text)", "page")
         body = (prose or sizes).most_common(1)[0][0]
         body_faces: Counter = Counter()
         for (size, font), n in faces.items():
@@ -275,23 +275,25 @@ class _Reader:
         _, head_titles = mark_slots(pages, heights)
         logos = running_images(boxes, heights, widths)
         root_title = bookmarks[0].title if bookmarks else ""
-        bookmarks = self.outline_title(bookmarks)
+        bookmarks, self.title = split_title(bookmarks)
+        self.title_rule = "title: the outline's only top-level entry" if self.title else ""
         if len(bookmarks) < MIN_BOOKMARKS:      # one bookmark is no hierarchy: typography decides
             bookmarks = []
         self.outlined = bool(bookmarks)
         if bookmarks:
-            align(bookmarks, pages)
+            align(bookmarks, pages, body)
             if self.title:
                 root = next((ln for ln in pages[0] + (pages[1] if len(pages) > 1 else [])
                              if not ln.role and not ln.furniture and title_key(ln.text) == title_key(root_title)), None)
                 if root is not None:
                     root.furniture = "document title (the outline's top entry)"
         mark_title_heads(pages, heights, head_titles | {heading_key(bm.title) for bm in bookmarks}, body)
-        first = next(((bm.page, bm.line.top) for bm in bookmarks if bm.line is not None), None)
+        # typography adds headings from the first bookmark's page on, found on its page or not
+        first = min((bm.page for bm in bookmarks if bm.page is not None), default=None)
         deeper = max((bm.level for bm in bookmarks), default=0) + 1 if bookmarks else None
         toc = False
         for n, lines in enumerate(pages):
-            before_first = first is not None and (n < first[0])
+            before_first = first is not None and n < first
             toc = is_toc_page(lines, continues=toc)
             self.mark_headings(lines, body, None if before_first else deeper, toc)
             if before_first:
@@ -312,12 +314,8 @@ class _Reader:
             width, height = float(page.width) or 1.0, heights[page_no]
             items = self.page_items(page, pages[page_no], tables[page_no], body, logos.get(page_no, set()),
                                     frames[page_no], figures[page_no])
-            for bm in (b for b in missing if b.page == page_no):
-                top = bm.top or 0.0
-                at = next((k for k, it in enumerate(items) if it.top >= top), len(items))
-                items.insert(at, Item("heading", top, top, 0, width, text=bm.title, level=bm.level,
-                                      rule=f"outline: bookmark level {bm.level} (its title was not found on page "
-                                           f"{page_no + 1}: placed at its destination)"))
+            if any(b.page == page_no for b in missing):
+                place_unfound(items, bookmarks, page_no, width)
             for item in items:
                 if item.kind in ("heading", "text", "caption"):
                     texts.append(item.text)
