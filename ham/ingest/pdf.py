@@ -9,7 +9,7 @@ Headings. When the PDF has an outline (``MIN_BOOKMARKS`` bookmarks or more) it i
 (``ham.ingest.pdf_outline``): each bookmark is aligned to its heading line and takes the
 outline's level (rule "outline"); typography only adds headings below the bookmarked ones (levels
 deeper than any bookmark, so they never take a bookmarked heading as a child; one level per style,
-``pdf_outline.nest_below_outline``), after the first bookmark, and not lines ending in "." or ":"
+``pdf_outline.nest_below_outline``), from the first bookmark's page on (found there or not), and not lines ending in "." or ":"
 (bold run-in labels). Without an outline
 (or with ``use_outline=False``), a line set clearly larger than the body text
 (``pdf_text.HEADING_RATIO``), or a short bold line, is a heading with its font size: levels come from
@@ -43,7 +43,8 @@ Reading order is top to bottom, left column before right when a page has two col
 Scanned pages (no text layer), complex layouts and formulas are better served by MinerU or
 Docling (OCR, layout models); their outputs are read by ``ham.ingest.mineru`` and
 ``ham.ingest.docling``. Problems are reported naming the file: a corrupt PDF, a password-
-protected one, one with no text layer (pointing to OCR), and the rest of the corpus still ingests.
+protected one, one with no text layer (pointing to OCR), the pages of one that have no text, and the
+rest of the corpus still ingests.
 """
 from __future__ import annotations
 
