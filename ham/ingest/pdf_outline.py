@@ -157,25 +157,31 @@ def _prominent(ln: Line, body: float) -> bool:
     return ln.bold or ln.size >= body * HEADING_RATIO
 
 
+def _opens(lines: list[Line], i: int, body: float) -> bool:
+    """Whether line ``i`` has a paragraph's space above it: the line before it in reading order ends
+    that far above, or is not above it (a column's or page's first line)."""
+    before = next((ln for ln in reversed(lines[:i]) if not ln.furniture), None)
+    return before is None or lines[i].top - before.bottom >= SET_OFF * body or before.top >= lines[i].top
+
+
 def _set_apart(bookmark: Bookmark, lines: list[Line], i: int, n: int, body: float, below: bool = True) -> bool:
     """Whether lines ``i`` to ``i + n - 1`` open at the bookmark's destination with a paragraph's space
     above them and, with ``below``, below them (the page's edge counts as space)."""
     first, last = lines[i], lines[i + n - 1]
-    if bookmark.top is None or abs(first.top - bookmark.top) > ABOVE_PT:
+    if bookmark.top is None or abs(first.top - bookmark.top) > ABOVE_PT or not _opens(lines, i, body):
         return False
-    before = next((ln for ln in reversed(lines[:i]) if not ln.furniture), None)
     after = next((ln for ln in lines[i + n:] if not ln.furniture), None) if below else None
-    space = SET_OFF * body
-    return (before is None or first.top - before.bottom >= space) and (after is None or after.top - last.bottom >= space)
+    return after is None or after.top - last.bottom >= SET_OFF * body
 
 
 def _best(bookmark: Bookmark, lines: list[Line], start: float | None, body: float) -> tuple[int, int, float] | None:
-    """(index of the first line, number of lines, score) of the best match on one page. Only the
-    line that spells the title exactly may be any line (never a code line); a close match and a
-    run-in heading's line (the title its first words) must be bold, larger than the body text, or
-    set apart at the destination (``_set_apart``; a run-in heading's line opening a paragraph
-    there): else a sentence's words are taken ("Cursor" from "cursor down both before and after
-    ...", "Indentation" from a sample's "No indentation")."""
+    """(index of the first line, number of lines, score) of the best match on one page, never from a
+    code line. A line that is bold or larger than the body text may match; else the line that
+    spells the title must open a paragraph (``_opens``), and a close match or a run-in heading's
+    line (the title its first words) be set apart at the destination (``_set_apart``; a run-in
+    heading's line opening a paragraph there): else a sentence's words are taken ("Cursor" from
+    "cursor down both before and after ...", "Blend mode" from a paragraph's last line "blend
+    mode.", "Indentation" from a sample's "No indentation")."""
     key = title_key(bookmark.title)
     if not key:
         return None
@@ -192,7 +198,8 @@ def _best(bookmark: Bookmark, lines: list[Line], start: float | None, body: floa
             got = title_key(text)
             score = similarity(key, got) if abs(len(got) - len(key)) <= 0.3 * len(key) + 2 else 0.0
             if score >= MATCH and (best is None or score > best[2] + 1e-9) \
-                    and (score == 1.0 or _prominent(ln, body) or _set_apart(bookmark, lines, i, n, body)):
+                    and (_prominent(ln, body) or (_opens(lines, i, body) if score == 1.0
+                                                     else _set_apart(bookmark, lines, i, n, body))):
                 best = (i, n, score)
             if len(got) >= len(key):
                 break

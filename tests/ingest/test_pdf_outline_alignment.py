@@ -77,22 +77,25 @@ def test_no_code_line_nor_words_of_a_sentence_become_a_bookmarks_heading(tmp_pat
         [("bookmark", 1, "Stroke setting", "here"), ("Helvetica-Bold", 14, "Stroke settings"), *para(8),
          ("gap", 20), ("bookmark", 1, "Padding", "here"),
          ("Helvetica", 11, "Padding adds space above and below the content of a block."), *para(9)],
+        # the title spelled by the last line of a paragraph
+        [("bookmark", 1, "Blend mode", None), ("Helvetica", 11, "The method accepts a single mode, or a list of"),
+         ("Helvetica", 11, "blend mode."), *para(10)],
     ])
     docs, report = ingest_corpus(tmp_path)
     doc = docs[0]
     titles = [n.title for n in doc.root.walk() if not n.is_leaf]
-    assert not {"cursor", "canvas do", "free flowing text"} & set(titles)
+    assert not {"cursor", "canvas do", "free flowing text", "blend mode."} & set(titles)
     texts = " ".join(_texts(doc))
     assert "cursor down both before and after" in texts and "free flowing text reaches the end" in texts
     assert "canvas do" in texts
-    for title in ("Cursor", "Canvas", "Free flowing text"):        # placed at their destination, counted
+    for title in ("Cursor", "Canvas", "Free flowing text", "Blend mode"):        # placed at their destination, counted
         assert "not found" in node_titled(doc, title).rule
     assert heading_path(doc, node_titled(doc, "Layout")) == [] and node_titled(doc, "Layout").page == 3
     assert node_titled(doc, "Stroke settings").rule == "outline: bookmark level 2"
     padding = node_titled(doc, "Padding")
     assert padding.rule == "outline: bookmark level 2" and "adds space above" in padding.children[0].text
     measures = report.measures["manual.pdf"]
-    assert measures["outline bookmarks"] == 7 and measures[UNALIGNED] == 3
+    assert measures["outline bookmarks"] == 8 and measures[UNALIGNED] == 4
     assert measures[CLOSE] == 1 and measures[RUN_IN] == 1 and measures[NEXT_PAGE] == 1
 
 
