@@ -67,6 +67,7 @@ from ham.ingest.pdf_items import (Item, attach_captions, footnote, framed, insid
                                   runs_on)
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, place_unfound, read_outline, split_title, title_key)
+from ham.ingest.pdf_tables import table_rows
 from ham.ingest.pdf_text import (Line, base_font, bold_fonts, is_caption, is_mono,
                                  looks_like_heading, numbered_in_run, page_lines, reading_order)
 from ham.ingest.pdf_title import read_title_page
@@ -123,7 +124,11 @@ class _Reader:
                 self.report.measure(self.path, "page frames read as text (a ruled box of one or two rows "
                                                "around most of the page)", 1)
                 continue
-            rows = [[" ".join((c or "").split()) for c in row] for row in raw]
+            split = table_rows(page, t)
+            if len(split) > len(raw):
+                self.report.measure(self.path, "table rows read as several (cells of equal baseline-aligned lines)",
+                                    len(split) - len(raw))
+            rows = [[" ".join((c or "").split()) for c in row] for row in split]
             text = "\n".join(" | ".join(r) for r in rows if any(r))
             if text:
                 x0, top, x1, bottom = t.bbox

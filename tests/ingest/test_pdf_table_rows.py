@@ -96,3 +96,20 @@ def test_a_row_whose_cell_wrapped_beside_short_lines_stays_one_row(tmp_path):
         page = pdf.pages[0]
         (table,) = page.find_tables()
         assert table_rows(page, table) == table.extract()
+
+
+def test_the_pdf_reader_reads_such_a_table_row_by_row(tmp_path):
+    # end to end: ham's PDF reader calls table_rows, and the report counts the rows it split
+    from reportlab.pdfgen import canvas
+
+    from ham.ingest import ingest_corpus
+
+    c = canvas.Canvas(str(tmp_path / "idl.pdf"), pagesize=(W, H))
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, H - 60, "Attributes")
+    _table(c, 100.0, ROWS)
+    c.save()
+    docs, report = ingest_corpus(tmp_path)
+    (table,) = [n for n in docs[0].leaves() if n.kind == "table"]
+    assert table.text.splitlines()[1:] == [f"{a} | {b}" for a, b in ROWS]
+    assert report.measure_totals()["table rows read as several (cells of equal baseline-aligned lines)"] == len(ROWS) - 1
