@@ -2,8 +2,8 @@
 or scored under different metrics versions (``metrics.json``'s ``metrics_version``): kept, named
 in ``problems.txt``, and marked wherever their numbers sit beside the others'.
 
-The reference version of each kind is the one most runs have (a tie goes to the newest); a run
-under another version is off-version. Its cells carry ``¶`` (ingest) or ``‖`` (metrics), with a
+The reference version of each kind is, within each dataset, the one most of its runs have (a tie
+goes to the newest); a run under another version is off-version. Its cells carry ``¶`` (ingest) or ``‖`` (metrics), with a
 note naming its version and the reference, and are never bold (they rest on another reading of
 the documents, or another definition of a metric); paired tables do not pair it with a run of
 another version. Runs on the reference version bold among themselves as before.
@@ -46,15 +46,21 @@ def _newness(version: str) -> tuple:
 
 
 def splits(runs: list) -> list[Split]:
-    """One ``Split`` per kind whose versions differ among the runs."""
+    """One ``Split`` per kind and dataset whose versions differ among that dataset's runs: a run is
+    compared (bold, paired) only with its own dataset's runs, so a dataset whose runs all share one
+    version is not marked because another dataset's runs share another."""
+    by_dataset: dict[str, list] = {}
+    for run in runs:
+        by_dataset.setdefault(str(getattr(run, "dataset", "")), []).append(run)
     out = []
     for kind, mark, of in (("ingest", INGEST_MARK, ingest_version), ("metrics", METRICS_MARK, metrics_version)):
-        counts: dict[str, int] = {}
-        for run in runs:
-            counts[of(run)] = counts.get(of(run), 0) + 1
-        if len(counts) > 1:
-            reference = max(counts, key=lambda v: (counts[v], _newness(v)))
-            out.append(Split(kind, mark, reference, {r.run_id: of(r) for r in runs if of(r) != reference}))
+        for group in by_dataset.values():
+            counts: dict[str, int] = {}
+            for run in group:
+                counts[of(run)] = counts.get(of(run), 0) + 1
+            if len(counts) > 1:
+                reference = max(counts, key=lambda v: (counts[v], _newness(v)))
+                out.append(Split(kind, mark, reference, {r.run_id: of(r) for r in group if of(r) != reference}))
     return out
 
 

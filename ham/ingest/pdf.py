@@ -124,7 +124,13 @@ class _Reader:
                 self.report.measure(self.path, "page frames read as text (a ruled box of one or two rows "
                                                "around most of the page)", 1)
                 continue
-            split = table_rows(page, t)
+            try:
+                split = table_rows(page, t)
+            except (IndexError, ValueError, KeyError) as exc:   # a heuristic's failure never costs the document
+                split = raw
+                self.report.add(self.path, f"page {page.page_number}: a table's rows could not be checked for rows "
+                                           f"set in one ({exc.__class__.__name__}: {exc}); read as pdfplumber gives them",
+                                "row split")
             if len(split) > len(raw):
                 self.report.measure(self.path, "table rows read as several (cells of equal baseline-aligned lines)",
                                     len(split) - len(raw))

@@ -146,8 +146,10 @@ def mark_folios(pages: list[list[Line]], need: float) -> int:
         arabic = sum(offsets.values())
         if len({p for p, _ in members}) < need or not arabic or offsets.most_common(1)[0][1] < 0.5 * arabic:
             continue
-        for _, ln in members:
-            if not ln.furniture:
+        offset = offsets.most_common(1)[0][0]
+        for p, ln in members:   # an arabic number off the count (a table's last cell, "2048") is text
+            value = _folio_value(ln.text)
+            if not ln.furniture and (value is None or value - p == offset):
                 ln.furniture = PAGE_NUMBER
                 n += 1
     return n

@@ -64,7 +64,8 @@ def cell_lines(chars: list[dict]) -> list[list[dict]]:
     for ch in (c for c in chars if c["size"] < SMALLER * big):
         middle = (ch["top"] + ch["bottom"]) / 2
         min(lines, key=lambda ln: abs(_baseline(ln[0]) - middle), default=[]).append(ch)
-    return lines
+    # a space glyph on a baseline of its own (Word's and LibreOffice's cells) is no line
+    return [ln for ln in lines if any(c["text"].strip() for c in ln)]
 
 
 def _first_word(line: list[dict]) -> float:

@@ -269,7 +269,10 @@ def replayed(row: dict | None, prompt) -> Generation | None:
     if row is None or row.get("prompt") != json.loads(json.dumps(prompt.to_dict())):
         return None
     gen, failure = row.get("generation") or {}, row.get("failure") or {}
-    error = failure.get("detail") if failure and row.get("raw_answer") is None else None
+    # a generation's failure is recorded as (its reason, its error "reason: detail"); a parse failure
+    # ("empty": the model returned no text) has another detail and comes back by parsing the reply again
+    detail = str(failure.get("detail") or "")
+    error = detail if failure and detail.split(":", 1)[0] == failure.get("reason") else None
     return Generation(text=row.get("raw_answer"), model=gen.get("model", ""), usage=gen.get("usage") or {},
                       error=error, seconds=gen.get("seconds", 0.0), finish_reason=gen.get("finish_reason"),
                       attempts=gen.get("attempts", 0), cached=gen.get("cached", False),

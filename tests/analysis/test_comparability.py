@@ -189,3 +189,18 @@ def test_every_mark_is_a_latex_command_in_the_tex(tmp_path):
     tex = to_latex(table)
     assert not any(raw in tex for raw in ("‡", "§", "→", "·", "—")), tex
     assert r"1.00\ddag{}\S{}" in tex and r"text$\rightarrow$figure" in tex and r"1.96$\cdot$SE" in tex
+
+
+def test_datasets_each_on_one_version_mark_nothing(tmp_path):
+    # d1's runs were all read under ingest 81, d2's all under 82: each dataset compares its own runs,
+    # so neither is marked, and each keeps its bold
+    folders = _version_grid(tmp_path, ingest="81")
+    for repr_ in ("si", "li"):
+        _with_version(folders["d2", repr_], ingest="82")
+    coll = collect([tmp_path])
+    md = to_markdown(table3(coll))
+    assert "¶" not in md
+    li = next(line for line in md.splitlines() if line.startswith("| li |"))
+    assert li.count("**") >= 4, "li is the best on both datasets and bold on each"
+    _, records = paired_table(coll, n_resamples=200)
+    assert {r["dataset"] for r in records} == {"d1", "d2"}

@@ -37,6 +37,14 @@ def test_a_number_closing_pages_that_does_not_count_up_with_them_is_text():
     assert not any(ln.furniture for p in pages for ln in p)
 
 
+def test_a_number_in_the_folios_slot_off_their_count_stays_text():
+    # nine pages numbered in the slot, the tenth closing on a table's last cell at the same height
+    pages = [_page(n, str(n + 1)) for n in range(9)] + [_page(9, "2048")]
+    mark_slots(pages, [H] * 10)
+    assert all(p[-1].furniture == PAGE_NUMBER for p in pages[:9])
+    assert pages[9][-1].furniture != PAGE_NUMBER
+
+
 def test_a_folio_above_the_band_leaks_into_no_paragraph(tmp_path):
     from reportlab.pdfgen import canvas
 

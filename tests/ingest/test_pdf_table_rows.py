@@ -113,3 +113,49 @@ def test_the_pdf_reader_reads_such_a_table_row_by_row(tmp_path):
     (table,) = [n for n in docs[0].leaves() if n.kind == "table"]
     assert table.text.splitlines()[1:] == [f"{a} | {b}" for a, b in ROWS]
     assert report.measure_totals()["table rows read as several (cells of equal baseline-aligned lines)"] == len(ROWS) - 1
+
+
+def test_a_cell_line_of_only_a_space_glyph_is_no_line_and_the_pdf_is_read(tmp_path):
+    # Word and LibreOffice draw space glyphs on baselines of their own in table cells: such a "line"
+    # had no visible character, the row split raised, and the whole PDF was skipped as corrupt
+    from reportlab.pdfgen import canvas
+
+    from ham.ingest import ingest_corpus
+
+    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
+    c.setFont("Helvetica", 10)
+    c.drawString(72, 740, "Some body text before the table, a sentence of prose on the page.")
+    for y in (700, 680, 640):
+        c.line(72, y, 372, y)
+    for x in (72, 222, 372):
+        c.line(x, 700, x, 640)
+    c.drawString(76, 686, "Name")
+    c.drawString(226, 686, "Value")
+    c.drawString(76, 666, "alpha")
+    c.drawString(76, 652, "beta")
+    c.drawString(226, 666, "one")
+    c.drawString(226, 652, " ")
+    c.save()
+    docs, report = ingest_corpus(tmp_path)
+    assert not report.problems and len(docs) == 1
+    (table,) = [n for n in docs[0].leaves() if n.kind == "table"]
+    assert table.text.splitlines()[0] == "Name | Value" and "alpha" in table.text and "one" in table.text
+
+
+def test_a_failing_row_check_costs_the_table_its_split_not_the_document(tmp_path, monkeypatch):
+    from reportlab.pdfgen import canvas
+
+    import ham.ingest.pdf as pdf
+    from ham.ingest import ingest_corpus
+
+    c = canvas.Canvas(str(tmp_path / "idl.pdf"), pagesize=(W, H))
+    _table(c, 100.0, ROWS)
+    c.save()
+
+    def broken(page, table):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(pdf, "table_rows", broken)
+    docs, report = ingest_corpus(tmp_path)
+    assert len(docs) == 1 and [n for n in docs[0].leaves() if n.kind == "table"]
+    assert any("could not be checked for rows set in one (IndexError" in str(p) for p in report.problems)

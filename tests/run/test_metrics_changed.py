@@ -156,6 +156,10 @@ def test_replayed_reproduces_the_recorded_generation_only_for_the_same_prompt():
     assert replayed(row, _Prompt("q")) is None and replayed(None, _Prompt("p")) is None
     failed = {**row, "raw_answer": None, "failure": {"reason": "empty", "detail": "empty: the model returned no text"}}
     assert replayed(failed, _Prompt("p")).error == "empty: the model returned no text"
+    # a reply of no text at all (an API's null content) is the parser's failure, not the generation's:
+    # replayed as no text, it fails the same way again, under the same reason
+    none = {**row, "raw_answer": None, "failure": {"reason": "empty", "detail": "the model returned no text"}}
+    assert replayed(none, _Prompt("p")).error is None and replayed(none, _Prompt("p")).text is None
     # a reply the parser refused keeps its text: parsing it again gives the same failure
     refused = {**row, "failure": {"reason": "cites_unknown_image", "detail": "[[image:9]]"}}
     assert replayed(refused, _Prompt("p")).error is None
