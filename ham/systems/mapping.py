@@ -5,6 +5,10 @@ the same units as ham's own retrieval.
 Each context item (``ham/systems/wrappers/protocol.py``: entities, relations, chunks, images, as
 the system returned them) is mapped by the first rule that finds units:
 
+``image``     an item naming an image file (an image; RAG-Anything's image chunk, ``Image Path:``):
+              the units whose ``image`` or ``image_path`` has that file name, within its document
+              when it names one. Tried first: the file is the evidence, and the caption it carries
+              is often a text unit too (and repeated by the sentence before the figure).
 ``box``       an item with a document, a page and a bbox (RAG-Anything's content items): the units
               on that page whose box it overlaps by ``BBOX_THRESHOLD`` of either box (the gold
               evidence rule of ``ham.datasets.evidence``, the same threshold).
@@ -16,11 +20,20 @@ the system returned them) is mapped by the first rule that finds units:
               words occur, in order, in an item of its own document; an image or table unit never
               maps by so short a text (its content is a caption or label: "As Figure 3 shows" in a
               chunk does not retrieve the figure), nor does one when the item names no document. Text is compared whitespace-collapsed and lower-cased,
-              as words (``\\w+``), so a system's re-spacing or markdown does not matter.
-``image``     an item naming an image file: the units whose ``image`` or ``image_path`` has that file
-              name, within its document when it names one.
+              as words (``\\w+``), so a system's re-spacing or markdown does not matter. An item
+              naming an image (kind ``image`` or a file no unit has) maps by its text only to image
+              units (its caption or description), never to text units repeating the caption. An
+              item naming its page (0-based, as ``EvidenceUnit.page``: MegaRAG's page chunks, no box)
+              maps to the matching units on that page (a unit of no known page counts as on it): a
+              sentence printed on two pages maps to the page's copy; when none of the matching
+              units is on that page the whole document's count, and the item is flagged
+              ``page_fallback`` (counted in ``coverage``).
 ``page``      an item naming only a page of a document (MegaRAG's page images): every unit on that
               page. Coarse, as page-level retrieval is; the rule is recorded.
+
+A document is named by its source path (looked up whole first: ``C#-primer.md``), or, for one of
+several documents in one file, as ``<source>#<doc_id>`` (split at a '#' only where the part before
+is a document of the corpus and the part after one of its documents).
 
 Entities and relations carry descriptions the system's LLM wrote, not source text: they are
 counted as ``unmapped`` with reason ``generated description`` (their chunks, when the system
@@ -75,6 +88,7 @@ class Mapped:
     units: list[str]
     reason: str = ""
     scores: dict = field(default_factory=dict)
+    page_fallback: bool = False     # by text, none on the item's page: matched in its whole document
 
 
 class ContextMapper:
@@ -90,6 +104,7 @@ class ContextMapper:
         self._postings: dict[tuple, list[str]] = defaultdict(list)
         # units a few words long may map by those words: text only (module docstring)
         self._short_text = {u.unit_id for u in units if u.modality == "text" and u.kind != "table"}
+        self._image_units = {u.unit_id for u in units if u.modality == "image"}
         for unit in units:
             if unit.modality == "image" and not unit.content:
                 continue
@@ -101,12 +116,22 @@ class ContextMapper:
 
     def _doc(self, item: ContextItem) -> str | None:
         """The document the item names: its source path, or ``<source>#<doc_id>`` for one of several
-        documents in one file (``ham.systems.adapter.document_names``), by that document's id."""
-        name = str(item.doc) if item.doc is not None else None
-        if name is not None and "#" in name:
-            name = name.rsplit("#", 1)[1]
+        documents in one file (``ham.systems.adapter.document_names``), by that document's id. The
+        whole name is looked up first: a file may have '#' in its name (``C#-primer.md``)."""
+        if item.doc is None:
+            return None
+        name = str(item.doc)
         key = doc_key(name)
-        return key if key in self.index.by_doc else None
+        if key in self.index.by_doc:
+            return key
+        for i, ch in enumerate(name):
+            if ch != "#":
+                continue
+            source, doc_id = doc_key(name[:i]), doc_key(name[i + 1:])
+            if source in self.index.by_doc and doc_id in self.index.by_doc and any(
+                    doc_key(u.source) == source for u in self.index.by_doc[doc_id]):
+                return doc_id
+        return None
 
     def _in_doc(self, unit_id: str, doc: str | None) -> bool:
         return doc is None or unit_id in {u.unit_id for u in self.index.by_doc[doc]}
@@ -126,10 +151,12 @@ class ContextMapper:
                 scores[unit.unit_id] = {"of_item": round(of_item, 4), "of_unit": round(of_unit, 4)}
         return found, scores
 
-    def by_text(self, item: ContextItem, doc: str | None) -> tuple[list[str], dict]:
+    def by_text(self, item: ContextItem, doc: str | None, images_only: bool = False) -> tuple[list[str], dict, bool]:
+        """(units, their scores, whether the item's page held none of them so the whole document's
+        count: ``page_fallback``). ``images_only``: only image units (an image item's caption)."""
         tokens = words(item.text)
         if not tokens:
-            return [], {}
+            return [], {}, False
         mine = shingles(tokens)
         shared: Counter = Counter()
         for s in mine:
@@ -142,7 +169,8 @@ class ContextMapper:
         short = [uid for uid in pool if 0 < len(self._tokens.get(uid, ())) < SHINGLE
                  and uid in self._short_text] if doc_units is not None else []
         for uid in [*sorted(shared, key=lambda u: -shared[u]), *short]:
-            if uid in scores or (doc_units is not None and uid not in doc_units):
+            if uid in scores or (doc_units is not None and uid not in doc_units) or (
+                    images_only and uid not in self._image_units):
                 continue
             unit_tokens = self._tokens[uid]
             if len(unit_tokens) < SHINGLE:
@@ -156,7 +184,15 @@ class ContextMapper:
                 found.append(uid)
                 scores[uid] = {"of_unit": round(of_unit, 4), "of_item": round(of_item, 4)}
         found.sort(key=self._order.__getitem__)
-        return found, scores
+        fallback = False
+        if found and item.page is not None and doc is not None:
+            # the same sentence on two pages: a chunk that names its page (MegaRAG's pages) holds
+            # that page's copy; a unit of no known page does not contradict it
+            on_page = [u for u in found if self.index.units[u].page in (item.page, None)]
+            fallback = not on_page
+            found = on_page or found
+            scores = {u: scores[u] for u in found}
+        return found, scores, fallback
 
     def by_image(self, item: ContextItem, doc: str | None) -> list[str]:
         if not item.image:
@@ -175,15 +211,19 @@ class ContextMapper:
         doc = self._doc(item)
         if item.doc is not None and doc is None:
             return Mapped(item.kind, index, None, [], f"document {item.doc!r} is not in the corpus")
+        # an item naming an image file is that image when the file is a unit's; only failing that
+        # may its text (a caption, a description) map, and then only to image units
+        names_image = item.kind == "image" or bool(item.image)
+        if names_image:
+            found = self.by_image(item, doc)
+            if found:
+                return Mapped(item.kind, index, "image", found)
         found, scores = self.by_box(item, doc)
         if found:
             return Mapped(item.kind, index, "box", found, scores=scores)
-        found, scores = self.by_text(item, doc)
+        found, scores, fallback = self.by_text(item, doc, images_only=names_image)
         if found:
-            return Mapped(item.kind, index, "text", found, scores=scores)
-        found = self.by_image(item, doc)
-        if found:
-            return Mapped(item.kind, index, "image", found)
+            return Mapped(item.kind, index, "text", found, scores=scores, page_fallback=fallback)
         found = self.by_page(item, doc)
         if found:
             return Mapped(item.kind, index, "page", found)
@@ -204,12 +244,14 @@ def coverage(mapped: list[list[Mapped]] | list[Mapped]) -> dict:
     out: dict = {"items": len(flat), "mapped": sum(1 for m in flat if m.units), "by_kind": {}}
     out["unmapped"] = out["items"] - out["mapped"]
     out["mapped_share"] = round(out["mapped"] / out["items"], 4) if flat else None
+    out["page_fallback"] = sum(1 for m in flat if m.page_fallback)
     for kind in KINDS:
         of_kind = [m for m in flat if m.kind == kind]
         if not of_kind:
             continue
         out["by_kind"][kind] = {"items": len(of_kind), "mapped": sum(1 for m in of_kind if m.units),
                                 "by_rule": dict(Counter(m.rule for m in of_kind if m.units)),
+                                "page_fallback": sum(1 for m in of_kind if m.page_fallback),
                                 "unmapped_reasons": dict(Counter(m.reason for m in of_kind if not m.units))}
     return out
 

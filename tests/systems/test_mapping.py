@@ -135,3 +135,88 @@ def test_a_chunk_mentioning_a_figure_does_not_retrieve_the_figure():
     assert "d:2" not in m.units and "d:3" in m.units, "a short text unit of the document still maps"
     assert mapper.map_one(0, ContextItem("chunk", "Note the dip in the third quarter.")).units == [], \
         "with no document named, a word or two matches anywhere: not mapped"
+
+
+def _ingested(tmp_path, files: dict):
+    from ham.ingest import ingest_corpus
+    from ham.units import build_units
+
+    for name, content in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+    docs, _ = ingest_corpus(tmp_path)
+    return [u for d in docs for u in build_units(d)]
+
+
+def test_an_image_item_naming_its_file_maps_to_the_image_not_to_text_repeating_its_caption(tmp_path):
+    # RAG-Anything and MegaRAG return an image with its file and caption; the caption is also a text
+    # unit and the sentence before repeats it: the image item had mapped to all three by text
+    import io
+
+    from PIL import Image
+
+    from ham.systems.rows import _row
+
+    png = io.BytesIO()
+    Image.new("RGB", (40, 30)).save(png, format="PNG")
+    caption = "Figure 2. The payment dialog lists the amount due and the due date."
+    units = _ingested(tmp_path, {"img/pay.png": png.getvalue(), "g.md": (
+        "# G\n\nThe Payment dialog is described next. As the figure shows, the payment dialog lists the amount "
+        f"due and the due date.\n\n![pay](img/pay.png)\n\n{caption}\n")})
+    image = next(u for u in units if u.modality == "image")
+    assert [u.unit_id for u in units if u.content == caption and u.modality == "text"], "the caption is a text unit too"
+    mapper = ContextMapper(units)
+    item = ContextItem("image", caption, doc="g.md", image=str(tmp_path / "img/pay.png"))
+    m = mapper.map_one(0, item)
+    assert (m.rule, m.units) == ("image", [image.unit_id])
+    row = _row(item, m, {u.unit_id: u for u in units})
+    assert (row["unit_id"], row["image_path"]) == (image.unit_id, "img/pay.png")
+    # a RAG-Anything chunk naming the file (``Image Path:``) maps the same way
+    chunk = ContextItem("chunk", f"Image Path: {tmp_path}/img/pay.png\nCaption: {caption}", doc="g.md",
+                        image=f"{tmp_path}/img/pay.png")
+    assert mapper.map_one(0, chunk).units == [image.unit_id]
+    # its file unknown, its caption maps to the image unit only, never to the text units repeating it
+    lost = mapper.map_one(0, ContextItem("image", caption, doc="g.md", image="/elsewhere/other.png"))
+    assert (lost.rule, lost.units) == ("text", [image.unit_id])
+    assert mapper.map_one(0, ContextItem("image", "As the figure shows, the payment dialog lists the amount due "
+                                                  "and the due date.", doc="g.md")).units == [image.unit_id]
+
+
+def test_a_chunk_naming_its_page_maps_to_that_pages_copy_of_a_repeated_sentence():
+    # MegaRAG's naive chunks are ham pages (0-based, as unit.page) with no box
+    text = "Press Save to keep the changes you made to the account settings before closing the dialog."
+    units = [unit("d:1", text, page=0, order=1), unit("d:2", "Budgets and reports and monthly statements "
+                                                          "are listed on the first page.", page=0, order=2),
+             unit("d:3", text, page=3, order=3)]
+    mapper = ContextMapper(units)
+    on_0 = mapper.map_one(0, ContextItem("chunk", text, doc="doc.pdf", page=0))
+    on_3 = mapper.map_one(1, ContextItem("chunk", text, doc="doc.pdf", page=3))
+    assert (on_0.units, on_3.units) == (["d:1"], ["d:3"]) and not on_0.page_fallback
+    assert mapper.map_one(2, ContextItem("chunk", text, doc="doc.pdf")).units == ["d:1", "d:3"], "no page: both"
+    # nothing of it on the page named: the whole document's units, and the fallback counted
+    off = mapper.map_one(3, ContextItem("chunk", text, doc="doc.pdf", page=5))
+    assert off.units == ["d:1", "d:3"] and off.page_fallback
+    report = coverage([on_0, on_3, off])
+    assert report["page_fallback"] == 1 and report["by_kind"]["chunk"]["page_fallback"] == 1
+
+
+def test_a_source_file_with_a_hash_in_its_name_is_found(tmp_path):
+    from types import SimpleNamespace
+
+    from ham.systems.adapter import documents
+
+    units = _ingested(tmp_path, {"C#-primer.md": "# Primer\n\nReconcile the statement every month before you "
+                                                 "close the books for the year.\n"})
+    name = next(iter(documents(SimpleNamespace(units=units, root=tmp_path))))
+    assert name == "C#-primer.md"
+    m = ContextMapper(units).map_one(0, ContextItem("chunk", units[-1].content, doc=name))
+    assert (m.rule, m.units) == ("text", [units[-1].unit_id])
+    # '<source>#<doc_id>' still names one document of a file holding several
+    several = [unit("a:1", "Revenue grew in the third quarter of the year.", source="C#/layouts.parquet"),
+               unit("b:1", "Revenue grew in the third quarter of the year.", source="C#/layouts.parquet")]
+    several[0].doc_id, several[1].doc_id = "alpha", "be#ta"
+    mapper = ContextMapper(several)
+    assert mapper.map_one(0, ContextItem("chunk", several[1].content, doc="C#/layouts.parquet#be#ta")).units == ["b:1"]
+    assert mapper.map_one(0, ContextItem("chunk", several[1].content, doc="C#/notes.md#alpha")).reason \
+        == "document 'C#/notes.md#alpha' is not in the corpus"
