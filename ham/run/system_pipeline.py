@@ -14,8 +14,10 @@ version of the metrics' code is scored again in place from the context and answe
 
 What it records (``run.json`` and ``metrics.json``, under ``index.system``): the system, its
 release and the versions its venv reports, each index (documents, units, graph nodes and edges,
-LLM calls and tokens, seconds, failure and reason), totals, the query usage, and the context
-mapping's coverage (items per kind, mapped, by rule, unmapped reasons).
+LLM calls and tokens, seconds, failure and reason), totals, the query usage (every attempt's: a
+row answered again carries the cost of the attempts it replaced in ``system.usage_earlier``, as
+the index totals count failed builds), and the context mapping's coverage (items per kind,
+mapped, by rule, unmapped reasons).
 """
 from __future__ import annotations
 
@@ -81,7 +83,9 @@ class SystemPipeline(Pipeline):
                     reply = self.system.query(q)
                     row = system_row(q, reply, self.mapper, units, self.system.system,
                                      self.system.llm.model, self.evaluator)
-                    rewritten |= q.id in done
+                    if q.id in done:   # a redone row: what the earlier attempts cost is still spent
+                        rewritten = True
+                        row["system"]["usage_earlier"] = earlier_usage(done[q.id])
                     fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                     fh.flush()
                     done[q.id] = row
@@ -103,13 +107,31 @@ class SystemPipeline(Pipeline):
         self.servers = []
 
 
+USAGE_KEYS = ("llm_calls", "llm_failed_calls", "prompt_tokens", "completion_tokens", "embedding_calls", "seconds")
+
+
+def earlier_usage(row: dict) -> dict:
+    """The usage of every attempt before the one that replaces ``row``: its own and its earlier
+    ones, summed (``attempts`` counts them), with the failed LLM calls by reason."""
+    system = row.get("system") or {}
+    usages = [system.get("usage") or {}, system.get("usage_earlier") or {}]
+    out = {k: round(sum(u.get(k, 0) or 0 for u in usages), 3) for k in USAGE_KEYS}
+    out["attempts"] = 1 + (system.get("usage_earlier") or {}).get("attempts", 0)
+    out["llm_failure_reasons"] = _reasons(usages)
+    return out
+
+
 def query_totals(rows: list[dict]) -> dict:
+    """The questions' query cost: every attempt's, as ``index_totals`` counts failed builds (a
+    row answered again keeps what the attempts it replaced cost in ``system.usage_earlier``);
+    ``redone`` counts those attempts. ``per_question`` divides by the questions."""
     usages = [(r.get("system") or {}).get("usage") or {} for r in rows]
-    keys = ("llm_calls", "llm_failed_calls", "prompt_tokens", "completion_tokens", "embedding_calls", "seconds")
-    totals = {k: round(sum(u.get(k, 0) or 0 for u in usages), 3) for k in keys}
+    earlier = [(r.get("system") or {}).get("usage_earlier") or {} for r in rows]
+    totals = {k: round(sum(u.get(k, 0) or 0 for u in usages + earlier), 3) for k in USAGE_KEYS}
     n = len(rows)
     return {"questions": n, **totals, "per_question": {k: round(v / n, 3) if n else None for k, v in totals.items()},
-            "llm_failure_reasons": _reasons(usages),
+            "redone": sum(u.get("attempts", 0) for u in earlier),
+            "llm_failure_reasons": _reasons(usages + earlier),
             "failures": dict(Counter(r["failure"]["reason"] for r in rows if r.get("failure")))}
 
 
@@ -134,7 +156,7 @@ def index_totals(records: dict[str, dict]) -> dict:
            "edges": sum((r.get("graph") or {}).get("edges") or 0 for r in ok),
            "communities": None if all((r.get("graph") or {}).get("communities") is None for r in ok)
            else sum((r.get("graph") or {}).get("communities") or 0 for r in ok)}
-    for key in ("llm_calls", "llm_failed_calls", "prompt_tokens", "completion_tokens", "embedding_calls", "seconds"):
+    for key in USAGE_KEYS:
         out[key] = round(sum(u.get(key, 0) or 0 for u in usage), 3)
     out["llm_failure_reasons"] = _reasons(usage)
     return out

@@ -156,3 +156,42 @@ def test_a_streamed_reply_to_a_plain_request_becomes_the_completion_the_sdk_expe
     assert done["model"] == "smollm2" and done["usage"] == {"prompt_tokens": 5, "completion_tokens": 2}
     bare = protocol.completion_from_events(b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n')
     assert bare["usage"]["prompt_tokens"] == 0 and bare["choices"][0]["message"]["content"] == "x"
+
+
+def test_a_redone_questions_earlier_attempts_count_in_the_query_totals(tmp_path):
+    # a failed attempt's calls are spent: answered again on a later launch, its cost had vanished
+    from types import SimpleNamespace
+
+    from ham.run.system_pipeline import SystemPipeline
+
+    failed = {"ok": False, "reason": "llm_failed", "detail": "x", "group": "doc.pdf",
+              "usage": {"llm_calls": 5, "llm_failed_calls": 5, "prompt_tokens": 5000, "completion_tokens": 50,
+                        "llm_failure_reasons": {"APITimeoutError": 5}}}
+    answered = {**LIGHTRAG_REPLY, "group": "doc.pdf",
+                "usage": {"llm_calls": 2, "prompt_tokens": 900, "completion_tokens": 12}}
+    replies = iter([failed, failed, answered])
+
+    class System:
+        system, records, llm = "lightrag", {"doc.pdf": {"ok": True}}, SimpleNamespace(model="m")
+
+        def query(self, q):
+            return next(replies)
+
+        def close(self):
+            pass
+
+    pred = tmp_path / "predictions.jsonl"
+    totals = []
+    for _ in range(3):
+        pipeline = SystemPipeline(retriever=None, assembler=None, generator=None, evaluator=None,
+                                  corpus=SimpleNamespace(by_id={u.unit_id: u for u in UNITS}), info={"system": {}},
+                                  system=System(), mapper=ContextMapper(UNITS))
+        rows = pipeline.answer_all([_question()], pred, progress=False, redo_failures=frozenset({"llm_failed"}))
+        totals.append(pipeline.info["system"]["query"])
+    assert [t["llm_calls"] for t in totals] == [5, 10, 12]
+    assert totals[-1]["prompt_tokens"] == 10900 and totals[-1]["completion_tokens"] == 112
+    assert totals[-1]["llm_failed_calls"] == 10 and totals[-1]["llm_failure_reasons"] == {"APITimeoutError": 10}
+    assert totals[-1]["redone"] == 2 and totals[-1]["failures"] == {}
+    assert rows[0]["system"]["usage"]["llm_calls"] == 2, "the row's own usage is its answering attempt's"
+    assert rows[0]["system"]["usage_earlier"]["attempts"] == 2
+    assert len(pred.read_text().splitlines()) == 1
