@@ -6,7 +6,8 @@
     -> synthesis groups (anchors in >= 5 units) -> facts, question, conclusion -> synthesis checks
     -> questions.jsonl (ham's topology question form), rejected.jsonl, report.json, report.md
 
-Units: every eligible unit (``ham.topo.atomic.eligible``), or ``topo.unit_ids``, or ``topo.units``
+Units: every eligible unit (``ham.topo.atomic.eligible``), or ``topo.unit_ids`` (an id not in the
+corpus is an error; one not eligible is warned about and reported), or ``topo.units``
 of them chosen through the anchors: entities from the most units down, each adding its eligible
 units until there are ``topo.units`` (so the few units share entities and can form bridges and a
 synthesis group), then any others in a seeded random order.
@@ -76,6 +77,23 @@ class LLMEntities:
                 continue
             phrases[u.unit_id] = [Phrase(normalise(e), e, 1.0) for e in reply.fields["entity"] if normalise(e)]
         return UnitEntities.of(phrases)
+
+
+def check_unit_ids(unit_ids: list[str], units: dict[str, EvidenceUnit], root) -> None:
+    """``topo.unit_ids`` must all be units of the corpus: a misspelt id had been dropped silently
+    (none matching, an empty benchmark that looked built)."""
+    unknown = [u for u in unit_ids if u not in units]
+    if unknown:
+        raise ValueError(f"topo.unit_ids: {len(unknown)} of {len(unit_ids)} id(s) are not units of the corpus "
+                         f"{root}: {', '.join(unknown)}")
+
+
+def not_eligible(unit_ids: list[str], units: dict[str, EvidenceUnit], pool: list[EvidenceUnit],
+                 min_words: int) -> list[dict]:
+    """The requested units that get no question, with why (reported and warned)."""
+    ok = {u.unit_id for u in pool}
+    return [{"unit": u, "reason": "a table's image twin (its table is the evidence)" if is_table_image(units[u])
+             else f"fewer than topo.min_words={min_words} words of evidence"} for u in unit_ids if u not in ok]
 
 
 def select_units(pool: list[EvidenceUnit], index: EntityIndex, n: int | None, unit_ids, seed: int) -> list[str]:
@@ -209,6 +227,8 @@ def build(cfg: DictConfig) -> Path:
     cache = configured_cache(cfg)
     corpus = load_configured_corpus(cfg, cache)
     units = corpus.by_id
+    unit_ids = [str(u) for u in t.unit_ids or []]
+    check_unit_ids(unit_ids, units, corpus.root)
     calls = ModelCalls(configured_generator(cfg, cache), batch=int(t.batch), progress=bool(cfg.progress))
     prompts = {k: TaskPrompt.load(v) for k, v in t.prompts.items()}
     retrieve_text, descriptions = _retriever(cfg, corpus, cache)
@@ -228,7 +248,10 @@ def build(cfg: DictConfig) -> Path:
     index = EntityIndex.build(found, [u.unit_id for u in evidence], int(ent.min_units), float(ent.max_share))
 
     pool = eligible(evidence, descriptions, int(t.min_words))
-    selected = select_units(pool, index, t.units, list(t.unit_ids or []), int(t.seed))
+    skipped_ids = not_eligible(unit_ids, units, pool, int(t.min_words))
+    for skipped in skipped_ids:
+        log.warning("topo.unit_ids: %s gets no question: %s", skipped["unit"], skipped["reason"])
+    selected = select_units(pool, index, t.units, unit_ids, int(t.seed))
     atomics, atomic_failures = atomic_qas([units[u] for u in selected], calls, prompts["atomic_qa"], descriptions)
 
     validator = Validator(calls, prompts["sufficiency"], units, descriptions, retrieve_text,
@@ -271,7 +294,8 @@ def build(cfg: DictConfig) -> Path:
     report = {
         "out": str(out), "dataset": cfg.dataset.name, "corpus_root": str(corpus.root), "corpus_hash": corpus.content_hash,
         "generator": calls.model_id, "generator_name": calls.model_name, "settings": plain(cfg)["topo"],
-        "units": {"corpus": len(corpus.units), "eligible": len(pool), "selected": len(selected)},
+        "units": {"corpus": len(corpus.units), "eligible": len(pool), "selected": len(selected),
+                  "requested_not_eligible": skipped_ids},
         "entities": {"extractor": ent.extractor, **index.summary(), "llm_failures": len(llm_failures)},
         "candidates": dict(Counter(c.topology for c in candidates)),
         "kept": _counts([c for c in candidates if c.rejected is None], units),
@@ -307,6 +331,7 @@ def report_markdown(r: dict) -> str:
              f"Generator {r['generator']}; {r['units']['selected']} of {r['units']['eligible']} eligible units "
              f"({r['units']['corpus']} in the corpus); {r['entities']['anchors']} entity anchors "
              f"({r['entities']['extractor']}); {r['seconds']} s.", "",
+             *[f"Requested unit {x['unit']} gets no question: {x['reason']}.\n" for x in r["units"]["requested_not_eligible"]],
              "| topology | candidates | kept | rejected |", "| --- | ---: | ---: | ---: |"]
     for top in ("single_hop", "bridge_chain", "synthesis"):
         n = r["candidates"].get(top, 0)

@@ -263,3 +263,24 @@ def test_a_synthesis_questions_entities_are_its_points_data_points_held_by_its_e
     items = entity_items(Case(synthesis, [], [], None))
     assert items == points and benchmark_entity_recall(items, shown) == 1.0, (items, shown)
     assert not {"A", "The", "An"} & set(items)
+
+
+def test_unit_ids_not_in_the_corpus_stop_the_build_and_ineligible_ones_are_reported(built, tmp_path, caplog):
+    # a misspelt id had been dropped silently: none matching, an empty benchmark "succeeded"
+    root, descriptions = built["root"], built["descriptions"]
+    with ChatServer(responder=TopoScript(ATOMIC, COMPOSE, SYNTHESIS)) as server:
+        with pytest.raises(ValueError, match=r"2 of 3 id\(s\) are not units of the corpus .*: guide:99, nope:1"):
+            build(_cfg(tmp_path, root, descriptions, server, built["tmp"] / "cache", tmp_path / "bad",
+                       "topo.unit_ids=[guide:99,guide:2,nope:1]"))
+        assert server.requests == [], "no model call before the ids are checked"
+        atomic = {json.loads(line)["unit_id"] for line in (built["out"] / "atomic.jsonl").read_text().splitlines()}
+        short = "book:8"   # "The monthly fee went up in April.": seven words, no question
+        with caplog.at_level("WARNING", logger="ham.topo.build"):
+            out = build(_cfg(tmp_path, root, descriptions, server, built["tmp"] / "cache", tmp_path / "some",
+                             f"topo.unit_ids=[{short},{sorted(atomic)[0]}]"))
+    report = json.loads((out / "report.json").read_text())
+    assert report["units"]["selected"] == 1
+    assert report["units"]["requested_not_eligible"] == [
+        {"unit": short, "reason": "fewer than topo.min_words=12 words of evidence"}]
+    assert f"topo.unit_ids: {short} gets no question" in caplog.text
+    assert f"Requested unit {short} gets no question" in (out / "report.md").read_text()
