@@ -18,12 +18,14 @@ and is recorded in the build report. A file holds YAML front matter and the mess
 
 Parsing is strict, as ham's judge prompts (``ham.metrics.judge_prompt``): a missing tag, an
 empty text, a wrong number of tags, an integer tag holding anything but an integer in range or
-given twice with different values, a numbered tag outside 1..N, or a value outside its choices
-raises ``ReplyError`` with the reason. The builder counts it as a failure of that task; nothing is
+given twice with different values, a numbered tag outside 1..N, a value outside its choices, or
+a tag opened more often than closed (``<answerable>0</answerable> wait, actually <answerable>1``:
+a second verdict, even unclosed, is not read as the first) raises ``ReplyError`` with the reason. The builder counts it as a failure of that task; nothing is
 ever filled in for a reply that does not parse.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ham.prompt_file import (PromptFile, ReplyError, fields_of, numbered_tags, render, tagged, tagged_integer,
@@ -73,6 +75,10 @@ class TaskPrompt:
         if not reply or not reply.strip():
             raise ReplyError("empty reply")
         out: dict = {}
+        for tag in [t for t, _ in self.texts] + list(self.scores):
+            opened = len(re.findall(rf"<\s*{tag}\s*>", reply, re.IGNORECASE))
+            if opened > len(tagged(reply, tag)):
+                raise ReplyError(f"<{tag}> opened {opened} times, closed {len(tagged(reply, tag))}")
         for tag, count in self.texts:
             found = tagged_texts(reply, tag, count)
             allowed = self.choices.get(tag)

@@ -32,6 +32,13 @@ def test_replies_are_parsed_strictly():
                 "<answerable>1</answerable><answerable>0</answerable>"):
         with pytest.raises(ReplyError):
             check.parse_reply(bad)
+    # a second verdict, even unclosed, is a reply that changed its mind: not read as its first
+    for bad, tag in [("<answerable>0</answerable> wait, actually <answerable>1", "answerable"),
+                     ("<answerable>1</answerable> <ANSWERABLE> 0", "answerable")]:
+        with pytest.raises(ReplyError, match=f"<{tag}> opened 2 times, closed 1"):
+            check.parse_reply(bad)
+    with pytest.raises(ReplyError, match="<question> opened 2 times"):
+        atomic.parse_reply("<question>Why?</question><answer>x</answer> or rather <question>How?")
     synthesis = TaskPrompt.load("synthesis_v1")
     good = "<point_1>a</point_1><point_2>b</point_2><question>q</question><conclusion>c</conclusion><pattern>Trend</pattern>"
     assert synthesis.parse_reply(good, 2)["point"] == ["a", "b"] and synthesis.parse_reply(good, 2)["pattern"] == "trend"
