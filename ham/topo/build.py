@@ -20,6 +20,8 @@ Output (``topo.out``, default ``outputs/topo/<dataset name>/``):
     rejected.jsonl    every rejected candidate with the check that rejected it, its reason and
                       every check run on it
     atomic.jsonl      every atomic QA written, with its unit
+    failures.jsonl    every model call that made no candidate (entities, atomic QA, bridge composition,
+                      synthesis): its task, units and error (the report counts them, with 5 examples)
     report.json/.md   counts by topology, modality path, cross-page and cross-modal; rejections by
                       reason and topology; construction failures by task; model calls, cache hits,
                       tokens and cost per task; entity anchors; how the kept evidence resolves
@@ -281,6 +283,11 @@ def build(cfg: DictConfig) -> Path:
     write_jsonl(out / "questions.jsonl", (q.to_dict() for q in kept))
     write_jsonl(out / "rejected.jsonl", (c.to_dict() for c in candidates if c.rejected is not None))
     write_jsonl(out / "atomic.jsonl", (a.to_dict() for a in atomics))
+    failures = {"entities": llm_failures, "atomic_qa": atomic_failures, "bridge_compose": bridge_failures,
+                "synthesis": synthesis_failures}
+    write_jsonl(out / "failures.jsonl", ({"task": task, "units": f.get("units") or [f["unit"]],
+                                          **{k: v for k, v in f.items() if k not in ("unit", "units")}}
+                                         for task, of_task in failures.items() for f in of_task))
 
     check_copy = copy.deepcopy(kept)   # how a run will resolve the evidence: from names, not from ids
     for q in check_copy:
@@ -305,9 +312,9 @@ def build(cfg: DictConfig) -> Path:
                      "by_topology": {top: dict(Counter(c.rejected["reason"] for c in candidates
                                                        if c.rejected and c.topology == top).most_common())
                                      for top in ("single_hop", "bridge_chain", "synthesis")}},
-        "construction_failures": {"atomic_qa": len(atomic_failures), "bridge_compose": len(bridge_failures),
-                                  "synthesis": len(synthesis_failures), "entities": len(llm_failures),
-                                  "examples": (atomic_failures + bridge_failures + synthesis_failures)[:5]},
+        "construction_failures": {**{task: len(of_task) for task, of_task in failures.items()},
+                                  "examples": (atomic_failures + bridge_failures + synthesis_failures)[:5],
+                                  "all": "failures.jsonl"},
         "stages": {"atomic_qas": len(atomics), "valid_atomic_qas": len(valid), "bridge_pairs": len(pairs),
                    "synthesis_groups": len(groups)},
         "calls": calls.summary(price),
@@ -344,7 +351,8 @@ def report_markdown(r: dict) -> str:
     lines += [f"| {k} | {n} |" for k, n in r["rejected"]["by_reason"].items()]
     f = r["construction_failures"]
     lines += ["", f"Construction failures (no candidate made): atomic QA {f['atomic_qa']}, bridge composition "
-                  f"{f['bridge_compose']}, synthesis {f['synthesis']}, entities {f['entities']}.", "",
+                  f"{f['bridge_compose']}, synthesis {f['synthesis']}, entities {f['entities']} (each in "
+                  "failures.jsonl).", "",
               "| task | calls | cached | fresh | failed | unparseable | prompt tokens | completion tokens |",
               "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for task, s in r["calls"]["tasks"].items():

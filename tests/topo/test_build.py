@@ -148,6 +148,9 @@ def test_construction_and_every_check_keep_and_reject_what_they_should(built):
     assert rejected[Q8] == {"check": "text_only", "reason": "answerable_from_text_only"}
     assert rejected[SYNTHESIS["monthly fee"][0]]["check"] == "text_top_k"
     assert report["construction_failures"]["atomic_qa"] == 1, "the unparseable table reply made no question"
+    failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert [(f["task"], f["units"]) for f in failures] == [("atomic_qa", ["guide:8"])]
+    assert "no <question> tag" in failures[0]["error"]
     assert report["calls"]["tasks"]["atomic_qa"]["unparseable"] == 1
     assert report["rejected"]["by_topology"]["bridge_chain"]["answerable_from_hop2"] == 1
 
@@ -214,6 +217,11 @@ def test_a_build_cut_by_its_request_budget_resumes_from_the_cache(built, tmp_pat
         failures = {k: v for t in report["calls"]["tasks"].values() for k, v in t["generation_failures"].items()}
         assert set(failures) == {"budget_exhausted"}
         assert report["kept"]["total"] < built["report"]["kept"]["total"], "nothing unchecked is kept"
+        # every failure is written, not only the report's five examples
+        failures = [json.loads(line) for line in (cut / "failures.jsonl").read_text().splitlines()]
+        counts = report["construction_failures"]
+        assert len(failures) == sum(counts[t] for t in ("entities", "atomic_qa", "bridge_compose", "synthesis")) > 5
+        assert all(f["units"] and "budget" in f["error"] for f in failures if f["task"] == "atomic_qa")
         done = len(server.requests)
         resumed = build(_cfg(tmp_path, root, descriptions, server, tmp_path / "cache", tmp_path / "resumed"))
         assert len(server.requests) - done == built["requests"] - 5, "only the calls not yet answered are sent"
