@@ -46,8 +46,8 @@ from omegaconf import DictConfig
 from ham.datasets.questions import Evidence, EvidencePoint, Hop, Question
 from ham.topo.atomic import atomic_qas, eligible
 from ham.topo.calls import ModelCalls
-from ham.topo.compose import (Candidate, bridge_pairs, compose_bridges, single_hops, synthesis_groups,
-                              synthesize)
+from ham.topo.compose import (Candidate, bridge_pairs, compose_bridges, no_synthesis_reason, single_hops,
+                              synthesis_groups, synthesize)
 from ham.index.entities import EntityIndex, RakeEntities, UnitEntities, corpus_entities, normalise, unit_text
 from ham.topo.prompt import TaskPrompt
 from ham.topo.validate import Validator
@@ -271,6 +271,9 @@ def build(cfg: DictConfig) -> Path:
     s = t.synthesis
     groups = synthesis_groups(index, selected, units, int(s.min_units), int(s.min_points), int(s.max_points),
                               int(s.max))
+    no_synthesis = None if groups else no_synthesis_reason(index, selected, int(s.min_units), int(s.min_points))
+    if no_synthesis:
+        log.warning("no synthesis question: %s", no_synthesis)
     syntheses, synthesis_failures = synthesize(groups, index, units, calls, prompts["synthesis"], descriptions)
     validator.synthesis(syntheses)
 
@@ -316,7 +319,7 @@ def build(cfg: DictConfig) -> Path:
                                   "examples": (atomic_failures + bridge_failures + synthesis_failures)[:5],
                                   "all": "failures.jsonl"},
         "stages": {"atomic_qas": len(atomics), "valid_atomic_qas": len(valid), "bridge_pairs": len(pairs),
-                   "synthesis_groups": len(groups)},
+                   "synthesis_groups": len(groups), "no_synthesis_groups": no_synthesis},
         "calls": calls.summary(price),
         "evidence_resolution": {**mapping.summary(), "items_resolving_to_their_unit_alone": exact},
         "seconds": round(time.time() - started, 2),
@@ -344,6 +347,8 @@ def report_markdown(r: dict) -> str:
         n = r["candidates"].get(top, 0)
         k = r["kept"]["by_topology"].get(top, 0)
         lines.append(f"| {top} | {n} | {k} | {n - k} |")
+    if r["stages"].get("no_synthesis_groups"):
+        lines += ["", f"No synthesis group: {r['stages']['no_synthesis_groups']}."]
     lines += ["", f"Kept: {r['kept']['total']} ({r['kept']['cross_modal']} cross-modal, "
                   f"{r['kept']['cross_page']} cross-page).", "", "| kept by modality path | n |", "| --- | ---: |"]
     lines += [f"| {p} | {n} |" for p, n in r["kept"]["by_path"].items()]

@@ -22,6 +22,7 @@ are taken from the most units down, at most ``max`` candidates.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 from ham.cache import key_of
@@ -154,6 +155,24 @@ def synthesis_groups(index: EntityIndex, selected: list[str], units: dict[str, E
         if len(groups) >= max_groups:
             break
     return groups
+
+
+def no_synthesis_reason(index: EntityIndex, selected: list[str], min_units: int, min_points: int) -> str:
+    """Which constraint left no synthesis group (for the report: on a small corpus the anchors'
+    share cap alone rules synthesis out)."""
+    cap = max(index.min_units, math.floor(index.max_share * index.n_units))
+    if cap < min_units:
+        return (f"no entity can anchor a synthesis group: an anchor occurs in at most max(min_units, "
+                f"floor(topo.entities.max_share={index.max_share:g} x {index.n_units} units)) = {cap} units, "
+                f"fewer than topo.synthesis.min_units={min_units}; a corpus this small needs a larger max_share "
+                f"(>= {min_units / max(index.n_units, 1):.2f})")
+    wide = [e for e, us in index.units_of.items() if len(us) >= min_units]
+    if not wide:
+        return f"no anchor occurs in topo.synthesis.min_units={min_units} units or more (the most: " \
+               f"{max((len(us) for us in index.units_of.values()), default=0)})"
+    chosen = set(selected)
+    return (f"none of the {len(wide)} anchor(s) in >= {min_units} units has topo.synthesis.min_points={min_points} "
+            f"selected units (the most: {max(sum(u in chosen for u in index.units_of[e]) for e in wide)})")
 
 
 def synthesize(groups, index: EntityIndex, units: dict[str, EvidenceUnit], calls: ModelCalls, prompt: TaskPrompt,

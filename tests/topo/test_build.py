@@ -292,3 +292,21 @@ def test_unit_ids_not_in_the_corpus_stop_the_build_and_ineligible_ones_are_repor
         {"unit": short, "reason": "fewer than topo.min_words=12 words of evidence"}]
     assert f"topo.unit_ids: {short} gets no question" in caplog.text
     assert f"Requested unit {short} gets no question" in (out / "report.md").read_text()
+
+
+def test_the_report_says_which_constraint_left_no_synthesis_group(built, tmp_path):
+    # anchors are capped at max_share of the units: under 50 units the default 0.1 leaves none in the
+    # 5 units synthesis needs, and the report had said nothing
+    assert built["report"]["stages"]["no_synthesis_groups"] is None
+    with ChatServer(responder=TopoScript(ATOMIC, COMPOSE, SYNTHESIS)) as server:
+        out = build(_cfg(tmp_path, built["root"], built["descriptions"], server, built["tmp"] / "cache",
+                         tmp_path / "capped", "topo.entities.max_share=0.1"))
+        report = json.loads((out / "report.json").read_text())
+        assert report["stages"]["synthesis_groups"] == 0
+        assert "floor(topo.entities.max_share=0.1 x 12 units)) = 2 units, fewer than topo.synthesis.min_units=5" \
+            in report["stages"]["no_synthesis_groups"]
+        assert "No synthesis group: no entity can anchor" in (out / "report.md").read_text()
+        out = build(_cfg(tmp_path, built["root"], built["descriptions"], server, built["tmp"] / "cache",
+                         tmp_path / "points", "topo.synthesis.min_points=7"))
+    assert json.loads((out / "report.json").read_text())["stages"]["no_synthesis_groups"].startswith(
+        "none of the 2 anchor(s) in >= 5 units has topo.synthesis.min_points=7 selected units")
