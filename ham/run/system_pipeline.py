@@ -10,7 +10,8 @@ chat endpoint themselves) and indexes the corpus (``ham.systems.adapter``: cache
 config; a document that fails is recorded and the rest goes on). ``SystemPipeline.answer_all`` then
 answers every question not yet in the file, and again those whose failure a resume redoes
 (``run.redo_failures``) or whose index failed before and now exists; a row scored under another
-version of the metrics' code is scored again in place from the context and answer it holds.
+version of the metrics' code is made again in place from the reply it recorded: its context mapped
+to units and scored by this code, the system not asked.
 
 What it records (``run.json`` and ``metrics.json``, under ``index.system``): the system, its
 release and the versions its venv reports, each index (documents, units, graph nodes and edges,
@@ -54,7 +55,7 @@ class SystemPipeline(Pipeline):
         from tqdm import tqdm
 
         from ham.systems.mapping import Mapped, coverage
-        from ham.systems.rows import score_system_row, system_row
+        from ham.systems.rows import remapped_row, system_row
 
         done, superseded = read_predictions(pred_path, repair=True)
         redo = frozenset(redo_failures) | frozenset(fresh)
@@ -68,14 +69,15 @@ class SystemPipeline(Pipeline):
         todo = [q for q in questions if q.id not in done or again(done[q.id])]
         units = self.corpus.by_id
         rewritten = bool(superseded)
-        # scored under older metrics: scored again in place from what the row holds, the system not asked
+        # scored under older metrics: mapped and scored again from the recorded reply, the system not asked
         asked = {q.id for q in todo}
         rescored = [q for q in questions if q.id in done and q.id not in asked
                     and redo_reason(done[q.id], frozenset()) == METRICS_CHANGED]
         for q in rescored:
-            done[q.id] = score_system_row(done[q.id], q, self.evaluator)
+            done[q.id] = remapped_row(done[q.id], q, self.mapper, units, self.evaluator)
         if rescored:
-            log.info("%d rows scored again (scored under another version of the metrics)", len(rescored))
+            log.info("%d rows mapped and scored again from their recorded replies (scored under another version "
+                     "of the metrics)", len(rescored))
             rewritten = True
         try:
             with pred_path.open("a", encoding="utf-8") as fh:

@@ -91,10 +91,25 @@ def system_row(question: Question, reply: dict, mapper: ContextMapper, units: di
     return score_system_row(row, question, evaluator)
 
 
+def remapped_row(row: dict, question: Question, mapper: ContextMapper, units: dict, evaluator=None) -> dict:
+    """``row`` made again from the reply it recorded (its context, answer, usage): its context
+    mapped and scored by this code, the system not asked. What a row scored under another
+    ``METRICS_VERSION`` gets (``SystemPipeline.answer_all``): the mapping of a system's context to
+    units is part of how its retrieval is scored, and changes with it."""
+    system, failure = row.get("system") or {}, row.get("failure") or {}
+    ok = not failure or failure.get("reason") == "empty"
+    reply = {"ok": ok, "answer": row.get("raw_answer"), "reason": failure.get("reason"), "detail": failure.get("detail"),
+             "group": system.get("group"), "index_key": system.get("index_key"), "usage": system.get("usage"),
+             "context": system.get("context"), "raw": system.get("raw"), "embedding": system.get("embedding")}
+    new = system_row(question, reply, mapper, units, system.get("name"), (row.get("generation") or {}).get("model"),
+                     evaluator)
+    if system.get("usage_earlier"):
+        new["system"]["usage_earlier"] = system["usage_earlier"]
+    return new
+
+
 def score_system_row(row: dict, question: Question, evaluator=None) -> dict:
-    """``row``'s scores from what it holds (the mapped context rows and the answer): on answering,
-    and again in place when the metrics' code changed (``SystemPipeline.answer_all``): the system
-    is not asked again."""
+    """``row``'s scores from what it holds (the mapped context rows and the answer)."""
     answer = InterleavedAnswer.from_dict(row["answer"]) if row.get("answer") else None
     row["metrics"] = evaluator(question, row["retrieved_text"], row["retrieved_images"], answer) \
         if evaluator is not None else {}

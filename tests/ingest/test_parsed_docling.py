@@ -24,15 +24,23 @@ def _group(i, label, parent, children):
             "content_layer": "body", "name": "group", "label": label}
 
 
-def _write(tmp_path, texts, groups=(), tables=(), body=()):
+def _doc(texts=(), groups=(), body=(), tables=(), mimetype="text/html", **items):
+    """A DoclingDocument (1.10) holding the given items, as docling-core writes one."""
     doc = {"schema_name": "DoclingDocument", "version": "1.10.0", "name": "guide",
-           "origin": {"mimetype": "text/html", "binary_hash": 1, "filename": "guide.html"},
+           "origin": {"mimetype": mimetype, "binary_hash": 1,
+                      "filename": "guide.pdf" if mimetype == "application/pdf" else "guide.html"},
            "furniture": {"self_ref": "#/furniture", "children": [], "content_layer": "furniture",
                          "name": "_root_", "label": "unspecified"},
            "body": {"self_ref": "#/body", "children": [{"$ref": c} for c in body], "content_layer": "body",
                     "name": "_root_", "label": "unspecified"},
            "groups": list(groups), "texts": list(texts), "pictures": [], "tables": list(tables),
            "key_value_items": [], "form_items": [], "pages": {}}
+    doc.update(items)
+    return doc
+
+
+def _write(tmp_path, texts, groups=(), tables=(), body=()):
+    doc = _doc(texts, groups, body, tables)
     (tmp_path / "guide.json").write_text(json.dumps(doc))
     docs, report = ingest_corpus(tmp_path)
     assert len(docs) == 1, report.summary()

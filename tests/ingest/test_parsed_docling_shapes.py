@@ -6,19 +6,11 @@ import json
 
 from ham.ingest import ingest_corpus
 from tests.ingest.test_parsed_docling import _cell, _group, _text
+from tests.ingest.test_parsed_docling import _doc as docling_doc
 
 
 def _doc(texts=(), groups=(), body=(), **items):
-    doc = {"schema_name": "DoclingDocument", "version": "1.10.0", "name": "guide",
-           "origin": {"mimetype": "application/pdf", "binary_hash": 1, "filename": "guide.pdf"},
-           "furniture": {"self_ref": "#/furniture", "children": [], "content_layer": "furniture",
-                         "name": "_root_", "label": "unspecified"},
-           "body": {"self_ref": "#/body", "children": [{"$ref": c} for c in body], "content_layer": "body",
-                    "name": "_root_", "label": "unspecified"},
-           "groups": list(groups), "texts": list(texts), "pictures": [], "tables": [],
-           "key_value_items": [], "form_items": [], "pages": {}}
-    doc.update(items)
-    return doc
+    return docling_doc(texts, groups, body, mimetype="application/pdf", **items)
 
 
 def _ingest(tmp_path, doc, name="guide.json", **dump):

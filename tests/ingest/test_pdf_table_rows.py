@@ -35,6 +35,21 @@ def _table(c, top: float, rows: list[tuple[str, str]], widths=(200.0, 200.0), wr
     return y
 
 
+def _kept_as_found(tmp_path, rows, **table) -> int:
+    """Draw ``rows`` as in ``_table``; ``table_rows`` must leave the table as pdfplumber finds it.
+    Returns its number of rows."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
+    _table(c, 100.0, rows, **table)
+    c.save()
+    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
+        page = pdf.pages[0]
+        (found,) = page.find_tables()
+        assert table_rows(page, found) == found.extract()
+        return len(found.extract())
+
+
 def test_a_table_without_rules_between_rows_is_read_row_by_row(tmp_path):
     from reportlab.pdfgen import canvas
 
@@ -55,47 +70,22 @@ def test_a_table_without_rules_between_rows_is_read_row_by_row(tmp_path):
 
 
 def test_a_row_whose_cells_hold_unequal_lines_stays_one_row(tmp_path):
-    from reportlab.pdfgen import canvas
-
-    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
     rows = ROWS[:3] + [("", "and a second line")]      # three keywords, four lines of explanation
-    _table(c, 100.0, rows)
-    c.save()
-    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
-        page = pdf.pages[0]
-        (table,) = page.find_tables()
-        assert table_rows(page, table) == table.extract()
+    _kept_as_found(tmp_path, rows)
 
 
 def test_a_row_whose_entry_is_broken_by_hand_inside_a_bracket_stays_one_row(tmp_path):
-    from reportlab.pdfgen import canvas
-
-    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
     # gprolog-doc's error tables: short lines, so no break was needed, but one entry goes on
     rows = [("SorA has stream properties", "permission error(input,"),
             ("end of stream(past)", "past end of stream, SorA)")]
-    _table(c, 100.0, rows)
-    c.save()
-    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
-        page = pdf.pages[0]
-        (table,) = page.find_tables()
-        assert table_rows(page, table) == table.extract()
-        assert len(table.extract()) == 2
+    assert _kept_as_found(tmp_path, rows) == 2
 
 
 def test_a_row_whose_cell_wrapped_beside_short_lines_stays_one_row(tmp_path):
-    from reportlab.pdfgen import canvas
-
-    c = canvas.Canvas(str(tmp_path / "t.pdf"), pagesize=(W, H))
     # the left cell wrapped at its edge, the right one was broken to match it: one entry
     rows = [("The predicate indicator Pred of Head is", "permission error modify"),
             ("that of a static procedure", "static procedure Pred")]
-    _table(c, 100.0, rows, widths=(190.0, 200.0))
-    c.save()
-    with pdfplumber.open(tmp_path / "t.pdf") as pdf:
-        page = pdf.pages[0]
-        (table,) = page.find_tables()
-        assert table_rows(page, table) == table.extract()
+    _kept_as_found(tmp_path, rows, widths=(190.0, 200.0))
 
 
 def test_the_pdf_reader_reads_such_a_table_row_by_row(tmp_path):

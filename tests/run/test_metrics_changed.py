@@ -165,7 +165,7 @@ def test_replayed_reproduces_the_recorded_generation_only_for_the_same_prompt():
     assert replayed(refused, _Prompt("p")).error is None
 
 
-def test_a_system_run_scores_its_rows_again_in_place(tmp_path):
+def test_a_system_runs_rows_are_mapped_and_scored_again_from_their_recorded_replies(tmp_path):
     from ham.metrics.evaluator import Evaluator
     from ham.run.system_pipeline import SystemPipeline
     from ham.systems.mapping import ContextMapper
@@ -180,8 +180,9 @@ def test_a_system_run_scores_its_rows_again_in_place(tmp_path):
     row = system_row(question, LIGHTRAG_REPLY, ContextMapper(UNITS), {u.unit_id: u for u in UNITS}, "lightrag",
                      "m", evaluator)
     assert row["metrics_version"] == METRICS_VERSION
+    # scored, and mapped, by older code: its context rows say less than the recorded reply does
     stale = {**row, "metrics": {"gold_unit_recall": 0.5, "both_hops": 0.0, "ordered_chain": 1.0},
-             "metrics_version": "1"}
+             "metrics_version": "1", "retrieved_text": row["retrieved_text"][:1], "retrieved_images": []}
     pred = tmp_path / "predictions.jsonl"
     _write(tmp_path, [stale])
 
@@ -195,12 +196,13 @@ def test_a_system_run_scores_its_rows_again_in_place(tmp_path):
         by_id = {u.unit_id: u for u in UNITS}
 
     pipeline = SystemPipeline(retriever=None, assembler=None, generator=None, evaluator=evaluator,
-                              corpus=Corpus(), info={"system": {}}, system=NeverAsked())
+                              corpus=Corpus(), info={"system": {}}, system=NeverAsked(), mapper=ContextMapper(UNITS))
     pipeline.close = lambda: None
     rows = pipeline.answer_all([question], pred, progress=False)
     assert rows[0]["metrics"] == row["metrics"] and rows[0]["metrics_version"] == METRICS_VERSION
     assert _rows(tmp_path)[0]["metrics"] == row["metrics"]
     assert rows[0]["system"] == row["system"] and rows[0]["answer"] == row["answer"]
+    assert rows[0]["retrieved_text"] == row["retrieved_text"] and rows[0]["retrieved_images"] == row["retrieved_images"]
 
 
 @pytest.mark.parametrize("version", ["1", None])
