@@ -68,41 +68,39 @@ def _sheet_table(n, rows, box):
                                                  "coord_origin": "TOPLEFT"}, "charspan": [0, 0]}]}
 
 
-def test_tables_of_two_spreadsheet_sheets_stay_two(tmp_path):
-    # Docling's XLSX export (xlsx_01.xlsx): a sheet is a page sized in cells, a table's bbox its cells
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _two_sheets(tmp_path, boxes, sizes, mimetype=XLSX):
+    """A Docling export of two sheets, a table each ("first | second", "col-1 | col-2") at ``boxes``
+    on pages of ``sizes``: its table units and the ingest report."""
     doc = {"schema_name": "DoclingDocument", "version": "1.10.0", "name": "book",
-           "origin": {"mimetype": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                      "filename": "book.xlsx"},
+           "origin": {"mimetype": mimetype, "filename": "book.xlsx" if mimetype == XLSX else "book.pdf"},
            "body": {"self_ref": "#/body", "children": [{"$ref": "#/tables/0"}, {"$ref": "#/tables/1"}]},
            "texts": [], "groups": [], "pictures": [],
-           "tables": [_sheet_table(0, [["first", "second"], ["1", "2"]], (0.0, 0.0, 2.0, 7.0)),
-                      _sheet_table(1, [["col-1", "col-2"], ["a", "b"]], (0.0, 0.0, 4.0, 9.0))],
-           "pages": {"1": {"size": {"width": 2.0, "height": 7.0}, "page_no": 1},
-                     "2": {"size": {"width": 16.0, "height": 36.0}, "page_no": 2}}}
+           "tables": [_sheet_table(0, [["first", "second"], ["1", "2"]], boxes[0]),
+                      _sheet_table(1, [["col-1", "col-2"], ["a", "b"]], boxes[1])],
+           "pages": {str(n + 1): {"size": {"width": w, "height": h}, "page_no": n + 1}
+                     for n, (w, h) in enumerate(sizes)}}
     (tmp_path / "book.json").write_text(json.dumps(doc))
     docs, report = ingest_corpus(tmp_path)
-    assert [n.text for n in docs[0].leaves() if n.kind == "table"] == ["first | second\n1 | 2", "col-1 | col-2\na | b"]
+    return [n.text for n in docs[0].leaves() if n.kind == "table"], report
+
+
+def test_tables_of_two_spreadsheet_sheets_stay_two(tmp_path):
+    # Docling's XLSX export (xlsx_01.xlsx): a sheet is a page sized in cells, a table's bbox its cells
+    tables, report = _two_sheets(tmp_path, [(0.0, 0.0, 2.0, 7.0), (0.0, 0.0, 4.0, 9.0)], [(2.0, 7.0), (16.0, 36.0)])
+    assert tables == ["first | second\n1 | 2", "col-1 | col-2\na | b"]
     assert JOINED not in report.excluded_totals()
 
 
 def test_a_spreadsheets_tables_have_no_page_position_to_join_by(tmp_path):
     # a sheet whose used range starts below its first row and ends above its last: the page-edge
     # test alone would join the two sheets' tables; the mimetype says the bbox is no page position
-    doc = {"schema_name": "DoclingDocument", "version": "1.10.0", "name": "book",
-           "origin": {"mimetype": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                      "filename": "book.xlsx"},
-           "body": {"self_ref": "#/body", "children": [{"$ref": "#/tables/0"}, {"$ref": "#/tables/1"}]},
-           "texts": [], "groups": [], "pictures": [],
-           "tables": [_sheet_table(0, [["first", "second"], ["1", "2"]], (1.0, 1.0, 3.0, 9.0)),
-                      _sheet_table(1, [["col-1", "col-2"], ["a", "b"]], (1.0, 1.0, 3.0, 5.0))],
-           "pages": {"1": {"size": {"width": 4.0, "height": 10.0}, "page_no": 1},
-                     "2": {"size": {"width": 4.0, "height": 10.0}, "page_no": 2}}}
-    (tmp_path / "book.json").write_text(json.dumps(doc))
-    docs, report = ingest_corpus(tmp_path)
-    assert [n.text for n in docs[0].leaves() if n.kind == "table"] == ["first | second\n1 | 2", "col-1 | col-2\na | b"]
+    boxes, sizes = [(1.0, 1.0, 3.0, 9.0), (1.0, 1.0, 3.0, 5.0)], [(4.0, 10.0), (4.0, 10.0)]
+    tables, report = _two_sheets(tmp_path, boxes, sizes)
+    assert tables == ["first | second\n1 | 2", "col-1 | col-2\na | b"]
     assert JOINED not in report.excluded_totals()
     # the same export from a PDF (a printed page) is a continuation
-    doc["origin"] = {"mimetype": "application/pdf", "filename": "book.pdf"}
-    (tmp_path / "book.json").write_text(json.dumps(doc))
-    docs, report = ingest_corpus(tmp_path)
-    assert len([n for n in docs[0].leaves() if n.kind == "table"]) == 1
+    tables, _ = _two_sheets(tmp_path, boxes, sizes, mimetype="application/pdf")
+    assert len(tables) == 1
