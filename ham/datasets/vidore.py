@@ -13,7 +13,9 @@ MTEB's Vidore2 loaders filter them; v3: english, french, spanish, german, italia
 each row with its language. Read as they are, one mean would mix the translations of every question
 and its n (and CI) would count each question once per language. So where the queries have a
 ``language`` column, only the rows of ``language`` are kept (the reader's setting
-``dataset.reader.language``, default ``english``); ``all`` keeps every row and says so. The
+``dataset.reader.language``, default ``english``); ``all`` keeps every row and says so; a
+translation sharing its query's id (v2) is a question of its own, ``<query id>@<language>``,
+judged by its query's qrels. The
 language is read before the query id is checked for repeats, so a translation sharing its query's
 id is left out with its language, not reported as a repeat, and never kept in place of the wanted
 row. Either way the per-language counts of the set are reported as a problem line (a note on the
@@ -81,6 +83,7 @@ def iter_vidore(folder: str | Path, problems: list[str], language: str = "englis
         if not ANSWERS & cols:
             problems.append(f"{shard}: no answer column ({' or '.join(sorted(ANSWERS))}): its queries have no "
                             "reference answer (answer metrics undefined)")
+        shared = _translated_ids(shard, qcol) if wanted == ALL else set()
         for n, row in enumerate(vidore.iter_rows(shard, [qcol, "query", *sorted(ANSWERS), "language", "query_types"])):
             qid = str(row[qcol])
             text = str(row.get("query") or "").strip()
@@ -95,23 +98,35 @@ def iter_vidore(folder: str | Path, problems: list[str], language: str = "englis
                 counted.add((qid, lang))
                 if wanted != ALL and lang != wanted:
                     continue
-            if qid in seen:
-                problems.append(f"{shard}: row {n}: query id {qid} repeats (skipped)")
+            # every language kept: a translation sharing its query's id (v2's) is a question of its own,
+            # "<id>@<language>" (one of them had been kept, whichever came first)
+            key = f"{qid}@{lang}" if qid in shared and lang is not None else qid
+            if key in seen:
+                problems.append(f"{shard}: row {n}: query id {key} repeats (skipped)")
                 continue
-            seen.add(qid)
+            seen.add(key)
             qrels_by_corpus = judged.get(qid, {})
             if not qrels_by_corpus:
                 problems.append(f"{shard}: row {n}: query {qid} has no qrels row (kept; its nDCG is undefined)")
             page_qrels = {gold_page_key(*names[cid]): score for cid, score in qrels_by_corpus.items()}
             kinds = [str(k).lower() for k in (row.get("query_types") or [])]
             answer = row.get("answer") or row.get("gold_answer")
-            yield Question(id=qid, question=text, reference_answer=str(answer) if answer else None, kinds=kinds,
+            yield Question(id=key, question=text, reference_answer=str(answer) if answer else None, kinds=kinds,
                            meta={"page_qrels": page_qrels, "qrels": qrels_by_corpus, "language": lang})
     if languages:
         problems.append(language_note(folder, languages, wanted))
     unknown = sorted(set(judged) - read)
     if unknown:
         problems.append(f"{folder}: qrels name {len(unknown)} query id(s) no query has (e.g. {unknown[0]}); left out")
+
+
+def _translated_ids(shard, qcol: str) -> set[str]:
+    """The query ids a queries shard holds in more than one language."""
+    langs: dict[str, set] = {}
+    for row in vidore.iter_rows(shard, [qcol, "language"]):
+        if row.get("language") is not None:
+            langs.setdefault(str(row[qcol]), set()).add(str(row["language"]).strip().lower())
+    return {qid for qid, found in langs.items() if len(found) > 1}
 
 
 def language_note(folder: Path, languages: Counter, wanted: str) -> str:

@@ -196,3 +196,18 @@ def test_ham_questions_counts_vidore_and_mmlongbench(capsys):
     out = capsys.readouterr().out
     assert out.startswith("6 questions read") and "by answer format:" in out and "with gold pages: 4 (5" in out
     assert questions_main([str(SAMPLES), "--format", "vidore"]) == 1        # a set is a folder
+
+
+def test_every_language_kept_makes_each_translation_a_question_of_its_own(tmp_path):
+    # v2's translations share their query's id: under language=all each is kept as <id>@<language>,
+    # judged by its query's qrels, instead of whichever came first standing for all of them
+    root = _set_with_queries(tmp_path / "v2", [
+        {"query-id": 0, "query": "Quelle part vient du vent ?", "language": "french"},
+        {"query-id": 0, "query": "What share came from wind?", "language": "english"},
+        {"query-id": 1, "query": "How large is solar?", "language": "english"},
+        {"query-id": 1, "query": "Quelle taille a le solaire ?", "language": "french"}], [(0, 0), (1, 1)])
+    questions, problems = VidoreReader(language="all").read(root)
+    assert sorted(q.id for q in questions) == ["0@english", "0@french", "1@english", "1@french"]
+    by_id = {q.id: q for q in questions}
+    assert by_id["0@french"].meta["qrels"] == by_id["0@english"].meta["qrels"] != by_id["1@french"].meta["qrels"]
+    assert not any("repeats" in p for p in problems)
