@@ -102,10 +102,14 @@ def tagged_texts(reply: str, tag: str, count: int | None) -> list[str]:
 
 def tagged_integer(reply: str, tag: str, low: int, high: int, values: tuple[int, ...] | None = None) -> int:
     """The one integer of ``<tag>`` (repeated only with the same value), within low..high and
-    among ``values`` when given."""
+    among ``values`` when given. A tag opened more often than closed (``<score>3</score> ... on
+    reflection <score>4``) is a second verdict, not read as the first: the reply does not parse."""
     found = tagged(reply, tag)
     if not found:
         raise ReplyError(f"no <{tag}> tag")
+    opened = len(re.findall(rf"<\s*{tag}\s*>", reply, re.IGNORECASE))
+    if opened > len(found):
+        raise ReplyError(f"<{tag}> opened {opened} times, closed {len(found)}")
     seen = set()
     for raw in found:
         m = _INT.fullmatch(raw)

@@ -42,7 +42,8 @@ from ham.datasets.questions import Question
 # 3 (2026-12-08): page and layout metrics credit every member of a budget passage (each member's page
 # and box); layout recall 0, not undefined, when the gold boxes have no area (MMDocIR's recall_layout);
 # MMLongBench-Doc's F1 (mmlongbench_f1); a GraphRAG system's context mapped to units anew (an image item
-# by its file first, a chunk by its page, a file name holding '#'), its rows made again from their replies.
+# by its file first, a chunk by its page, a file name holding '#'), its rows made again from their replies;
+# a judge's score tag opened more often than closed (a second verdict left unclosed) does not parse.
 # 1: before it was recorded.
 METRICS_VERSION = "3"
 from ham.answer import InterleavedAnswer, parse_reference

@@ -48,6 +48,9 @@ def test_every_tag_is_parsed(quality):
     (_reply(correctness=0, completeness=3, grounding=5, coherence=2, overall=3), "outside 1..5"),
     (_reply(correctness=4, completeness=3, grounding=5, coherence=2, overall=4) + "\n<overall>2</overall>",
      "different values"),
+    # a second verdict left unclosed is not read as the first
+    (_reply(correctness=4, completeness=3, grounding=5, coherence=2, overall=4) + "\non reflection <overall>2",
+     "opened 2 times, closed 1"),
 ])
 def test_invalid_replies_are_failures_not_scores(quality, reply, reason):
     with pytest.raises(JudgeParseError, match=reason):
