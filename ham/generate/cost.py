@@ -7,7 +7,8 @@ a backbone without a row (self-hosted models) gets token counts but no cents. Ne
 the run id: relaunching a finished run with another price writes its cost block again from the
 recorded tokens (``ham.run.job.reprice``), asking no model. Totals are summed
 over all questions and divided by the number of questions; a question without a reply (a
-model-free generator, or a failure before any reply) counts zero tokens.
+model-free generator, or a failure before any reply) counts zero tokens; a GraphRAG system's
+question answered again also counts the attempts it replaced.
 
 A reply whose server sent no token usage (``transformers serve`` never does; others only when
 asked) is *unknown*, not free: ``questions_without_usage`` counts them, and with any such reply
@@ -52,7 +53,7 @@ def cost_summary(rows: list[dict], cost_cfg: Mapping, generator_pricing: str | N
     if pricing is not None and pricing not in prices:
         raise ValueError(f"cost.pricing={pricing!r} has no row in the price table; known: {sorted(prices)}")
     price = prices.get(pricing) if pricing else None
-    usages = [(r.get("generation") or {}).get("usage") or {} for r in rows]
+    usages = [_usage(r) for r in rows]
     n = len(rows)
     # a reply came (raw text, or a reply cut at max_tokens) but without usage: its cost is unknown
     unknown = sum(1 for r, u in zip(rows, usages) if not u and _replied(r))
@@ -69,6 +70,17 @@ def cost_summary(rows: list[dict], cost_cfg: Mapping, generator_pricing: str | N
         cents = sum(question_cents(u, price) for u in usages)
         summary.update(cents_total=round(cents, 4), cents_per_question=round(cents / n, 4) if n else None)
     return summary
+
+
+def _usage(row: dict) -> dict:
+    """A question's tokens: its reply's, plus, for a GraphRAG system's question answered again, the
+    attempts it replaced (``system.usage_earlier``: they were paid for too)."""
+    usage = dict((row.get("generation") or {}).get("usage") or {})
+    earlier = (row.get("system") or {}).get("usage_earlier") or {}
+    for key in ("prompt_tokens", "completion_tokens"):
+        if earlier.get(key):
+            usage[key] = usage.get(key, 0) + earlier[key]
+    return usage
 
 
 def _replied(row: dict) -> bool:

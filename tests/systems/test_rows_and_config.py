@@ -195,3 +195,9 @@ def test_a_redone_questions_earlier_attempts_count_in_the_query_totals(tmp_path)
     assert rows[0]["system"]["usage"]["llm_calls"] == 2, "the row's own usage is its answering attempt's"
     assert rows[0]["system"]["usage_earlier"]["attempts"] == 2
     assert len(pred.read_text().splitlines()) == 1
+    # the run's cost block prices every attempt too, as the query totals count them
+    from ham.generate.cost import cost_summary
+
+    cost = cost_summary(rows, {"pricing": "p", "prices": {"p": {"prompt": 1.0, "completion": 2.0}}}, None)
+    assert cost["prompt_tokens"]["total"] == 10900 and cost["completion_tokens"]["total"] == 112
+    assert cost["cents_total"] == round((10900 * 1.0 + 112 * 2.0) / 1e4, 4)
