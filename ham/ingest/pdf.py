@@ -58,16 +58,16 @@ from ham.ingest.assets import store_image
 from ham.ingest.builder import Block, build_document, doc_id_for
 from ham.ingest.levels import numbering_of
 from ham.ingest.pdf_figures import Figure, page_figures
-from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, in_band, is_toc_page, mark_slots, mark_title_heads,
+from ham.ingest.pdf_furniture import (RUNNING_IMAGE, heading_key, is_toc_page, mark_slots, mark_title_heads,
                                      opener_label, opener_title, running_images, toc_span)
 from ham.ingest.pdf_glued import measure_text
 from ham.ingest.pdf_glyphs import decode_chars
 from ham.ingest.pdf_hyphens import join_lines, unwrap, vocabulary
-from ham.ingest.pdf_items import (Item, attach_captions, footnote, framed, inside, page_frame, paragraphs,
+from ham.ingest.pdf_items import (Item, attach_captions, footnote, framed, inside, paragraphs,
                                   runs_on)
 from ham.ingest.pdf_outline import (BELOW, Bookmark, align, measure_outline, nest_below_outline,  # noqa: F401
                                     pdf_errors, place_unfound, read_outline, split_title, title_key)
-from ham.ingest.pdf_tables import table_rows
+from ham.ingest.pdf_tables import page_tables
 from ham.ingest.pdf_text import (Line, base_font, bold_fonts, is_caption, is_mono,
                                  looks_like_heading, numbered_in_run, page_lines, reading_order)
 from ham.ingest.pdf_title import read_title_page
@@ -99,47 +99,6 @@ class _Reader:
         self.body_font, self.last_number = "", None     # the last decimal-numbered heading's number
         self.vocab: Counter = Counter()     # the document's words, to rejoin words hyphenated at a line break
         self.rejoined = 0
-
-    def tables(self, page) -> tuple[list[Item], list[tuple], list[tuple]]:
-        """The page's ruled tables, and its frames: ruled boxes of one column (a code listing, a
-        "Note:" box), whose words stay text lines, kept together as one text block. A table of one
-        or two rows wholly in the header or footer band is no table: its words are lines, which the
-        running heads and feet take, and never headings (its box is returned third); nor is one of
-        one or two rows that frames the page (``page_frame``): its words are plain lines."""
-        tables, frames, banded = [], [], []
-        try:
-            found = page.find_tables()
-        except pdf_errors():   # pdfplumber's table finder on odd pages: the page's text still counts
-            found = []
-        for t in found:
-            raw = t.extract()
-            if all(len(row) <= 1 for row in raw):
-                frames.append(t.bbox)
-                self.report.measure(self.path, "ruled boxes of one column read as text", 1)
-                continue
-            if len(raw) <= 2 and in_band(t.bbox[1], t.bbox[3], float(page.height)):
-                banded.append(t.bbox)   # a running head or foot drawn as a table (rst2pdf's): lines
-                continue
-            if len(raw) <= 2 and page_frame(t.bbox, page):
-                self.report.measure(self.path, "page frames read as text (a ruled box of one or two rows "
-                                               "around most of the page)", 1)
-                continue
-            try:
-                split = table_rows(page, t)
-            except (IndexError, ValueError, KeyError) as exc:   # a heuristic's failure never costs the document
-                split = raw
-                self.report.add(self.path, f"page {page.page_number}: a table's rows could not be checked for rows "
-                                           f"set in one ({exc.__class__.__name__}: {exc}); read as pdfplumber gives them",
-                                "row split")
-            if len(split) > len(raw):
-                self.report.measure(self.path, "table rows read as several (cells of equal baseline-aligned lines)",
-                                    len(split) - len(raw))
-            rows = [[" ".join((c or "").split()) for c in row] for row in split]
-            text = "\n".join(" | ".join(r) for r in rows if any(r))
-            if text:
-                x0, top, x1, bottom = t.bbox
-                tables.append(Item("table", top, bottom, x0, x1, text=text))     # rendered once kept
-        return tables, frames, banded
 
     def mark_headings(self, lines: list[Line], body: float, deeper: int | None, toc: bool) -> None:
         """Typographic headings and chapter openers on one page's lines (module docstring).
@@ -262,7 +221,7 @@ class _Reader:
         bold = bold_fonts(pdf)
         for page in pdf.pages:
             decode_chars(page.chars)     # before tables and words read them
-            found, boxed, banded = self.tables(page)
+            found, boxed, banded = page_tables(page, self.report, self.path)
 
             def in_table(w, found=found) -> bool:
                 return any(inside((t.x0, t.top, t.x1, t.bottom), w["x0"], w["top"], w["x1"], w["bottom"]) for t in found)

@@ -1,4 +1,5 @@
-"""Rows of a ruled PDF table that draws no rules between its rows.
+"""A PDF page's ruled tables (``page_tables``: tables, one-column frames, tables in the running
+head or foot band, page frames), and the rows of a ruled table that draws no rules between its rows.
 
 pdfplumber's table finder knows rows by their rules: a LaTeX ``tabular`` ruled only round its
 header (camlidl-doc's 39 attributes, each beside the context it may appear in) is one row of two
@@ -17,6 +18,10 @@ line's raised or lowered characters (a subscript, "le₁") stay in it, not a lin
 from __future__ import annotations
 
 from pdfplumber.utils.text import LIGATURES
+
+from ham.ingest.pdf_furniture import in_band
+from ham.ingest.pdf_items import Item, page_frame
+from ham.ingest.pdf_outline import pdf_errors
 
 BASELINE = 0.3     # of the font size: characters whose baselines are this close share a line
 SMALLER = 0.8      # a character this much smaller than the cell's largest is raised or lowered: no line of its own
@@ -125,3 +130,45 @@ def table_rows(page, table) -> list[list[str | None]]:
         split = split_row([c for c in page.chars if top <= (c["top"] + c["bottom"]) / 2 <= bottom], row.cells)
         rows.extend(split if split is not None else [text])
     return rows
+
+
+def page_tables(page, report, path) -> tuple[list[Item], list[tuple], list[tuple]]:
+    """The page's ruled tables, and its frames: ruled boxes of one column (a code listing, a
+    "Note:" box), whose words stay text lines, kept together as one text block. A table of one
+    or two rows wholly in the header or footer band is no table: its words are lines, which the
+    running heads and feet take, and never headings (its box is returned third); nor is one of
+    one or two rows that frames the page (``page_frame``): its words are plain lines."""
+    tables, frames, banded = [], [], []
+    try:
+        found = page.find_tables()
+    except pdf_errors():   # pdfplumber's table finder on odd pages: the page's text still counts
+        found = []
+    for t in found:
+        raw = t.extract()
+        if all(len(row) <= 1 for row in raw):
+            frames.append(t.bbox)
+            report.measure(path, "ruled boxes of one column read as text", 1)
+            continue
+        if len(raw) <= 2 and in_band(t.bbox[1], t.bbox[3], float(page.height)):
+            banded.append(t.bbox)   # a running head or foot drawn as a table (rst2pdf's): lines
+            continue
+        if len(raw) <= 2 and page_frame(t.bbox, page):
+            report.measure(path, "page frames read as text (a ruled box of one or two rows "
+                                           "around most of the page)", 1)
+            continue
+        try:
+            split = table_rows(page, t)
+        except (IndexError, ValueError, KeyError) as exc:   # a heuristic's failure never costs the document
+            split = raw
+            report.add(path, f"page {page.page_number}: a table's rows could not be checked for rows "
+                                       f"set in one ({exc.__class__.__name__}: {exc}); read as pdfplumber gives them",
+                            "row split")
+        if len(split) > len(raw):
+            report.measure(path, "table rows read as several (cells of equal baseline-aligned lines)",
+                                len(split) - len(raw))
+        rows = [[" ".join((c or "").split()) for c in row] for row in split]
+        text = "\n".join(" | ".join(r) for r in rows if any(r))
+        if text:
+            x0, top, x1, bottom = t.bbox
+            tables.append(Item("table", top, bottom, x0, x1, text=text))     # rendered once kept
+    return tables, frames, banded

@@ -135,7 +135,7 @@ def test_a_cell_line_of_only_a_space_glyph_is_no_line_and_the_pdf_is_read(tmp_pa
 def test_a_failing_row_check_costs_the_table_its_split_not_the_document(tmp_path, monkeypatch):
     from reportlab.pdfgen import canvas
 
-    import ham.ingest.pdf as pdf
+    import ham.ingest.pdf_tables as pdf_tables
     from ham.ingest import ingest_corpus
 
     c = canvas.Canvas(str(tmp_path / "idl.pdf"), pagesize=(W, H))
@@ -145,7 +145,7 @@ def test_a_failing_row_check_costs_the_table_its_split_not_the_document(tmp_path
     def broken(page, table):
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(pdf, "table_rows", broken)
+    monkeypatch.setattr(pdf_tables, "table_rows", broken)
     docs, report = ingest_corpus(tmp_path)
     assert len(docs) == 1 and [n for n in docs[0].leaves() if n.kind == "table"]
     assert any("could not be checked for rows set in one (IndexError" in str(p) for p in report.problems)
