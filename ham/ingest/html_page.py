@@ -28,7 +28,7 @@ Chrome (never content)
     ``ham.ingest.html_content``. A redirect page (``<meta http-equiv="refresh">`` with a URL) is
     not read at all, and counted as excluded.
 
-Texinfo pages (makeinfo/texi2any): ``ham.ingest.html_texinfo``.
+Texinfo pages (makeinfo/texi2any): ``ham.ingest.html_texinfo``; Halibut pages: ``ham.ingest.html_halibut``.
 
 Page content (paragraphs, steps, tables, figures) is read by ``ham.ingest.html_content``; a page's
 credits (copyright, contributors, feedback, permission notices) are left out and counted by
@@ -47,6 +47,7 @@ from ham.ingest.html_content import ContentWalker
 from ham.ingest.html_decode import decode_page, xhtml_as_html
 from ham.ingest.html_doxygen import DOXYGEN_CHROME, is_doxygen, take_title, titled
 from ham.ingest.html_groff import is_groff, remove_section_links, take_bar_links
+from ham.ingest.html_halibut import is_halibut, take_halibut_chrome
 from ham.ingest.html_mdbook import (MDBOOK_CHROME, book_title, is_home_copy, is_mdbook, is_sidebar_frame,
                                    sidebar_parents)
 from ham.ingest.html_nav import icon_navigation
@@ -292,6 +293,15 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
         sections = remove_section_links(tree)
         if sections:
             report.exclude(path, "table of contents", 1)
+    contents: list[str | None] = []     # Halibut's contents list orders the child pages
+    tocs: list[LexborNode] = []
+    if is_halibut(tree):
+        index_page, bars, tocs = take_halibut_chrome(tree)
+        report.exclude(path, "navigation panel", bars)
+        if index_page:
+            report.add(path, "generated index or search page (navigation, not content)", "document")
+            return None
+        contents = [link_target(a.attributes.get("href"), path, root) for toc in tocs for a in toc.css("a[href]")]
     texinfo = is_texinfo(made_by)
     indexes = printed_indexes(tree) if texinfo else None
     if rel in (links.get("index"), links.get("search")) or tree.css_first(_SPHINX_INDEX) is not None \
@@ -364,9 +374,9 @@ def read_page(path: Path, root: Path, report: IngestReport) -> Page | None:
     toc_entries = [link_target(a.attributes.get("href"), path, root) for a in tree.css(entries)]
     if texinfo:  # its menu orders the child pages, not a cross-reference in the text above it
         order = toc_entries + order
-    order = menu_order + order
+    order = menu_order + contents + order
     remove_chrome(tree, TOC_CHROME)
-    walker = ContentWalker(path, root, report, rel, set(tree.css(TEXINFO_TOCS)) if texinfo else ())
+    walker = ContentWalker(path, root, report, rel, set(tree.css(TEXINFO_TOCS)) if texinfo else set(tocs))
     try:
         blocks = walker.run(tree.body)
     except RecursionError:

@@ -457,3 +457,32 @@ def test_credits_left_out_above_a_table_of_contents_do_not_move_where_its_pages_
         "setup.html": html("1. Setup", "<h2>1. Setup</h2><p>Plug it in.</p>", "<link rel='up' href='index.html'>")})
     assert report.excluded["index.html"]["front matter (copyright, credits)"] >= 1
     assert heading_path(doc, leaf_with(doc, "text", "Plug it in.")) == ["1. Setup"]   # not under "Appendix"
+
+
+def _halibut(title: str, bar: str, body: str) -> str:
+    return html(title, f"<p>{bar}</p>{body}<hr><address>[release 0.78]</address>",
+                "<link rel='up' href='index.html'><link rel='index' href='IndexPage.html'>")
+
+
+def test_halibut_bar_and_contents_lists_are_chrome_and_the_contents_order_the_chapters(tmp_path):
+    """Halibut (PuTTY's manual): the "Previous | Contents | Index | Next" bar and the lists of
+    links to sections had been content; a chapter page, opening with its list, got a section from
+    its <title> above its own h1, and the top page's pages followed its first link (a licence
+    link in the intro paragraph) instead of its contents."""
+    top = html("Manual", "<p>Previous | Contents | <a href='IndexPage.html'>Index</a> | "
+               "<a href='c1.html'>Next</a></p><h1>Manual</h1><p>See <a href='c2.html#lic'>the licence</a>.</p>"
+               "<ul><li><a href='c1.html#intro'>Chapter 1: Intro</a><ul><li><a href='c1.html#s1'>1.1 Setup</a>"
+               "</li></ul></li><li><a href='c2.html#lic'>Appendix A: Licence</a></li></ul>")
+    bar = ("<a href='index.html'>Previous</a> | <a href='index.html'>Contents</a> | "
+           "<a href='IndexPage.html'>Index</a> | <a href='c2.html'>Next</a>")
+    c1 = _halibut("Intro", bar, "<ul><li><a href='#intro'>Chapter 1: Intro</a><ul><li><a href='#s1'>1.1 Setup</a>"
+                  "</li></ul></li></ul><h1><a name='intro'></a>Chapter 1: Intro</h1><p>Opening.</p>"
+                  "<h2><a name='s1'></a>1.1 Setup</h2><p>Install it.</p>")
+    c2 = _halibut("Licence", bar, "<h1>Appendix A: Licence</h1><p>MIT.</p>")
+    index = _halibut("", "<a href='c2.html'>Previous</a> | <a href='index.html'>Contents</a> | Index | Next",
+                     "<h1>Index</h1><p>setup: 1.1</p>")
+    doc, report = one_doc(tmp_path, {"index.html": top, "c1.html": c1, "c2.html": c2, "IndexPage.html": index})
+    assert heading_path(doc, leaf_with(doc, "text", "Install it.")) == ["Chapter 1: Intro", "1.1 Setup"]
+    assert [n.title for n in doc.root.children if n.kind != "text"] == ["Chapter 1: Intro", "Appendix A: Licence"]
+    assert not any("Previous" in t or t.startswith("Chapter 1") or "1.1 Setup" in t for t in texts(doc))
+    assert "setup: 1.1" not in texts(doc)
