@@ -122,10 +122,11 @@ def split_row(chars: list[dict], boxes: list[tuple | None]) -> list[list[str]] |
     return [[_text(lines[i]) if lines else ("" if box else None) for box, lines in cells] for i in range(n)]
 
 
-def table_rows(page, table) -> list[list[str | None]]:
-    """``table.extract()`` (pdfplumber), with each row that holds several rows split (``split_row``)."""
+def table_rows(page, table, extracted: list | None = None) -> list[list[str | None]]:
+    """``table.extract()`` (pdfplumber; ``extracted`` where the caller has it already), with each
+    row that holds several rows split (``split_row``)."""
     rows: list[list[str | None]] = []
-    for row, text in zip(table.rows, table.extract()):
+    for row, text in zip(table.rows, table.extract() if extracted is None else extracted):
         _, top, _, bottom = row.bbox
         split = split_row([c for c in page.chars if top <= (c["top"] + c["bottom"]) / 2 <= bottom], row.cells)
         rows.extend(split if split is not None else [text])
@@ -153,19 +154,17 @@ def page_tables(page, report, path) -> tuple[list[Item], list[tuple], list[tuple
             banded.append(t.bbox)   # a running head or foot drawn as a table (rst2pdf's): lines
             continue
         if len(raw) <= 2 and page_frame(t.bbox, page):
-            report.measure(path, "page frames read as text (a ruled box of one or two rows "
-                                           "around most of the page)", 1)
+            report.measure(path, "page frames read as text (a ruled box of one or two rows around most of the page)", 1)
             continue
         try:
-            split = table_rows(page, t)
+            split = table_rows(page, t, raw)
         except (IndexError, ValueError, KeyError) as exc:   # a heuristic's failure never costs the document
             split = raw
-            report.add(path, f"page {page.page_number}: a table's rows could not be checked for rows "
-                                       f"set in one ({exc.__class__.__name__}: {exc}); read as pdfplumber gives them",
-                            "row split")
+            report.add(path, f"page {page.page_number}: a table's rows could not be checked for rows set in one "
+                             f"({exc.__class__.__name__}: {exc}); read as pdfplumber gives them", "row split")
         if len(split) > len(raw):
             report.measure(path, "table rows read as several (cells of equal baseline-aligned lines)",
-                                len(split) - len(raw))
+                           len(split) - len(raw))
         rows = [[" ".join((c or "").split()) for c in row] for row in split]
         text = "\n".join(" | ".join(r) for r in rows if any(r))
         if text:

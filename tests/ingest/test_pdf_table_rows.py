@@ -142,7 +142,7 @@ def test_a_failing_row_check_costs_the_table_its_split_not_the_document(tmp_path
     _table(c, 100.0, ROWS)
     c.save()
 
-    def broken(page, table):
+    def broken(page, table, extracted=None):
         raise IndexError("list index out of range")
 
     monkeypatch.setattr(pdf_tables, "table_rows", broken)
