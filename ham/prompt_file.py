@@ -100,6 +100,14 @@ def tagged_texts(reply: str, tag: str, count: int | None) -> list[str]:
     return found
 
 
+def require_closed(reply: str, tag: str, found: list[str]) -> None:
+    """Raise when ``<tag>`` is opened more often than it is closed (``found``: ``tagged(reply, tag)``):
+    a second verdict left unclosed is not read as the first."""
+    opened = len(re.findall(rf"<\s*{tag}\s*>", reply, re.IGNORECASE))
+    if opened > len(found):
+        raise ReplyError(f"<{tag}> opened {opened} times, closed {len(found)}")
+
+
 def tagged_integer(reply: str, tag: str, low: int, high: int, values: tuple[int, ...] | None = None) -> int:
     """The one integer of ``<tag>`` (repeated only with the same value), within low..high and
     among ``values`` when given. A tag opened more often than closed (``<score>3</score> ... on
@@ -107,9 +115,7 @@ def tagged_integer(reply: str, tag: str, low: int, high: int, values: tuple[int,
     found = tagged(reply, tag)
     if not found:
         raise ReplyError(f"no <{tag}> tag")
-    opened = len(re.findall(rf"<\s*{tag}\s*>", reply, re.IGNORECASE))
-    if opened > len(found):
-        raise ReplyError(f"<{tag}> opened {opened} times, closed {len(found)}")
+    require_closed(reply, tag, found)
     seen = set()
     for raw in found:
         m = _INT.fullmatch(raw)

@@ -164,18 +164,20 @@ def record_failure(cfg: DictConfig, grid_name: str, out_root: Path, overrides: l
                 error=f"{exc.__class__.__name__}: {exc}")
 
 
-def _summary(out_dir: Path) -> dict:
+def _read_json(path: Path) -> dict:
+    """A run folder's JSON file, {} where it is missing or unreadable."""
     try:
-        return json.loads((out_dir / "metrics.json").read_text())
+        return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError):
         return {}
+
+
+def _summary(out_dir: Path) -> dict:
+    return _read_json(out_dir / "metrics.json")
 
 
 def _run_info(out_dir: Path) -> dict:
-    try:
-        return json.loads((out_dir / "run.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return {}
+    return _read_json(out_dir / "run.json")
 
 
 def finished_message(rid: str, out_dir: Path, redo: frozenset) -> str:

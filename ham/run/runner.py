@@ -184,11 +184,10 @@ async def _answer_concurrently(todo: list[Question], pipeline: Pipeline, stages:
     async def one(q: Question) -> None:
         async with gate:
             item = await assemble(q)
-            if (generation := replayed(replay.get(q.id), item.prompt)) is not None:
-                pass
-            elif isinstance(generator, CachedGenerator):
+            generation = replayed(replay.get(q.id), item.prompt)
+            if generation is None and isinstance(generator, CachedGenerator):
                 generation = await generator.agenerate(item.prompt, fresh=q.id in fresh)
-            else:
+            elif generation is None:
                 generation = await generator.agenerate(item.prompt)
             row, case = await finish(item, generation)
         if case is not None:

@@ -25,11 +25,10 @@ ever filled in for a reply that does not parse.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from ham.prompt_file import (PromptFile, ReplyError, fields_of, numbered_tags, render, tagged, tagged_integer,
-                             tagged_texts)
+from ham.prompt_file import (PromptFile, ReplyError, fields_of, numbered_tags, render, require_closed, tagged,
+                             tagged_integer, tagged_texts)
 
 
 @dataclass(frozen=True)
@@ -75,10 +74,8 @@ class TaskPrompt:
         if not reply or not reply.strip():
             raise ReplyError("empty reply")
         out: dict = {}
-        for tag in [t for t, _ in self.texts] + list(self.scores):
-            opened = len(re.findall(rf"<\s*{tag}\s*>", reply, re.IGNORECASE))
-            if opened > len(tagged(reply, tag)):
-                raise ReplyError(f"<{tag}> opened {opened} times, closed {len(tagged(reply, tag))}")
+        for tag in [t for t, _ in self.texts] + list(self.scores):   # before any tag is read
+            require_closed(reply, tag, tagged(reply, tag))
         for tag, count in self.texts:
             found = tagged_texts(reply, tag, count)
             allowed = self.choices.get(tag)
